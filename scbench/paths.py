@@ -1,0 +1,11 @@
+"""Where scbench finds its own resources (schemas, rules, adapters, prompts) and its caches."""
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMAS = ROOT / "schemas"
+RULES = ROOT / "rules"
+ADAPTERS = ROOT / "adapters"
+PROMPTS = ROOT / "prompts"
+CACHE = Path(os.environ.get("SCBENCH_CACHE") or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "scbench")

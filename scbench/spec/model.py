@@ -1,0 +1,271 @@
+"""The typed model of a problem: the single source of truth for the case format.
+
+Every YAML/JSON document an author writes (``config.yaml`` and the case files under
+``cases/checkpoint_N/``) is validated against the JSON Schemas generated from these
+models (``schemas/*.schema.json``, see :mod:`scbench.spec.schemas`) and then parsed into
+them. Nothing downstream re-checks a shape.
+
+Placeholders:
+    * in CLI ``args``, ``env`` values and server ``args``: ``{cwd}`` (the case's fresh
+      working directory), ``{data}`` (the problem's read-only ``data/`` directory),
+      ``{port}`` and ``{host}`` (HTTP servers only);
+    * in HTTP request paths, query values, headers and bodies: ``{{name}}`` for a value
+      captured by an earlier step of the same case.
+
+Text wildcards (trycmd style), in text expectations and in JSON string leaves:
+    * ``[..]`` matches any run of characters within one line;
+    * a line that is exactly ``...`` matches any number of lines (text/lines only);
+    * a JSON leaf that is exactly ``"[..]"`` matches any value of any type.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+CASE_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+CHECKPOINT_NAME = r"^checkpoint_[1-9][0-9]*$"
+
+Category = Literal["core", "functionality", "error"]
+"""Author-facing test categories (SlopCodeBench paper section 2.4). ``regression`` is
+derived: it is every earlier checkpoint's case, re-run on a later checkpoint."""
+
+OutputFormat = Literal["text", "lines", "json", "jsonl", "yaml", "csv"]
+
+
+class Strict(BaseModel):
+    """Base for every model: unknown keys are errors, models are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+# --------------------------------------------------------------------- inputs
+
+class TextFile(Strict):
+    """A file written from inline UTF-8 text."""
+
+    text: str
+
+
+class JsonFile(Strict):
+    """A file written as the JSON serialization of an inline value."""
+
+    json_: Any = Field(alias="json")
+
+
+class YamlFile(Strict):
+    """A file written as the YAML serialization of an inline value."""
+
+    yaml_: Any = Field(alias="yaml")
+
+
+class Base64File(Strict):
+    """A file written from base64-encoded bytes (for non-UTF-8 content)."""
+
+    base64: str
+
+
+class CopyFile(Strict):
+    """A file or a whole tree copied from the problem's ``data/`` directory."""
+
+    copy_: str = Field(alias="copy", description="path relative to the problem's data/ directory")
+
+
+InputFile = Annotated[
+    str | TextFile | JsonFile | YamlFile | Base64File | CopyFile,
+    Field(description="a bare string is shorthand for {text: ...}"),
+]
+
+
+# --------------------------------------------------------------- expectations
+
+class Tolerance(Strict):
+    """Float tolerance: numbers a, b match when |a - b| <= max(abs, rel * max(|a|, |b|))."""
+
+    abs: float = 0.0
+    rel: float = 0.0
+
+
+class OutputExpectation(Strict):
+    """How to read one output (stdout, stderr, a file, an HTTP body) and what it must be.
+
+    The actual output is parsed with ``format``; ``ignore`` JSONPaths are removed from
+    both sides; lists are sorted by ``sort_by`` keys (dotted paths into each record);
+    then the two values are compared: exactly, or as a ``subset`` (extra object keys in
+    the actual value are allowed), ``unordered`` (lists compared as multisets), with
+    ``tolerance`` on floats, and with wildcards in strings. ``regex`` (text only) makes
+    ``value`` a regular expression that must match the whole output.
+    """
+
+    format: OutputFormat = "text"
+    value: Any = Field(None, description="expected value, in parsed form")
+    file: str | None = Field(None, description="expected value read from this file, relative to the case file")
+    subset: bool = False
+    unordered: bool = False
+    sort_by: list[str] = Field(default_factory=list)
+    tolerance: Tolerance | None = None
+    ignore: list[str] = Field(default_factory=list, description="JSONPath expressions removed before comparing")
+    key_order: bool = Field(False, description="JSON object keys must appear in the expected order")
+    regex: bool = False
+    json_schema: dict[str, Any] | None = Field(None, alias="schema", description="the parsed value must validate")
+
+
+Output = Annotated[str | OutputExpectation, Field(description="a bare string is exact text with wildcards")]
+
+ExitCode = int | Literal["nonzero", "any"]
+
+
+class CliExpectation(Strict):
+    """What one CLI step must produce."""
+
+    exit_code: ExitCode = 0
+    stdout: Output | None = None
+    stderr: Output | None = None
+    files: dict[str, Output] = Field(default_factory=dict, description="output files, relative to the working dir")
+
+
+class CliStep(Strict):
+    """One invocation of the entry command inside the case's working directory."""
+
+    name: str | None = None
+    args: list[str] = Field(default_factory=list, description="appended to the entry command")
+    stdin: str | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    files: dict[str, InputFile] = Field(default_factory=dict, description="written before this step")
+    timeout: float | None = Field(None, gt=0, description="seconds")
+    expect: CliExpectation = Field(default_factory=CliExpectation)
+
+
+# ----------------------------------------------------------------------- HTTP
+
+class ReadyProbe(Strict):
+    """How to know a server is up: an HTTP GET answering < 500, or a TCP connect."""
+
+    http: str | None = Field(None, description="path to GET, e.g. /healthz")
+    tcp: bool = False
+    deadline: float = Field(10.0, gt=0, description="seconds to wait for readiness")
+
+
+class ServerSpec(Strict):
+    """How to start the solution as a server; the entry command gets ``args`` appended."""
+
+    args: list[str] = Field(default_factory=lambda: ["--port", "{port}", "--address", "{host}"])
+    env: dict[str, str] = Field(default_factory=dict)
+    ready: ReadyProbe = Field(default_factory=ReadyProbe)
+
+
+class HttpRequest(Strict):
+    """One HTTP request; at most one of ``json``, ``text`` and ``form`` is the body."""
+
+    method: str = "GET"
+    path: str
+    query: dict[str, str] = Field(default_factory=dict)
+    headers: dict[str, str] = Field(default_factory=dict)
+    json_: Any = Field(None, alias="json")
+    text: str | None = None
+    form: dict[str, str] | None = None
+
+
+class Capture(Strict):
+    """A value taken from a response for later steps: a JSONPath into the body or a header."""
+
+    jsonpath: str | None = None
+    header: str | None = None
+
+
+class Poll(Strict):
+    """Repeat the request until its expectations pass or ``timeout`` seconds elapse."""
+
+    interval: float = Field(0.1, gt=0)
+    timeout: float = Field(5.0, gt=0)
+
+
+class HttpExpectation(Strict):
+    """What one HTTP response must be: status, headers (case-insensitive subset), body."""
+
+    status: int | list[int] | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    body: Output | None = None
+
+
+class HttpStep(Strict):
+    """One request of a stateful scenario."""
+
+    name: str | None = None
+    request: HttpRequest
+    expect: HttpExpectation = Field(default_factory=HttpExpectation)
+    capture: dict[str, Capture] = Field(default_factory=dict)
+    poll: Poll | None = None
+    timeout: float | None = Field(None, gt=0, description="seconds")
+
+
+# ---------------------------------------------------------------------- cases
+
+class CaseBase(Strict):
+    id: str = Field(pattern=CASE_ID)
+    category: Category | None = Field(None, description="defaults to the case file's category, then core")
+    description: str = ""
+    env: dict[str, str] = Field(default_factory=dict)
+    files: dict[str, InputFile] = Field(default_factory=dict, description="written into the working dir first")
+    timeout: float | None = Field(None, gt=0, description="seconds, per step")
+
+
+class CliCase(CaseBase):
+    """A CLI case: either one step given inline (args/stdin/expect) or a list of ``steps``
+    run in order in the same working directory."""
+
+    kind: Literal["cli"] = "cli"
+    args: list[str] | None = None
+    stdin: str | None = None
+    expect: CliExpectation | None = None
+    steps: list[CliStep] | None = Field(None, min_length=1)
+
+
+class HttpCase(CaseBase):
+    """An HTTP case: a fresh server (the problem's ``server``, or this one) and its steps."""
+
+    kind: Literal["http"]
+    server: ServerSpec | None = None
+    steps: list[HttpStep] = Field(min_length=1)
+
+
+Case = CliCase | HttpCase
+
+
+class CaseFile(Strict):
+    """One case file: a list of cases, with a default category for all of them."""
+
+    category: Category = "core"
+    cases: list[Case] = Field(min_length=1)
+
+
+# -------------------------------------------------------------------- problem
+
+class CheckpointConfig(Strict):
+    """One checkpoint of ``config.yaml``; its spec is ``checkpoint_N.md`` beside it."""
+
+    order: int = Field(ge=1)
+    version: int = 1
+    state: str = "Core Tests"
+    include_prior_tests: bool = True
+    timeout: float | None = Field(None, gt=0, description="seconds; overrides the problem's timeout")
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class ProblemConfig(Strict):
+    """``problems/NAME/config.yaml``: the layout SlopCodeBench users already know."""
+
+    version: int = 1
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_]*$")
+    description: str
+    entry_file: str = Field(min_length=1, description="entry point name without extension, e.g. code_search")
+    timeout: float = Field(10.0, gt=0, description="seconds per step")
+    tags: list[str] = Field(default_factory=list)
+    category: str | None = None
+    difficulty: str | None = None
+    author: str | None = None
+    inspiration: str | None = None
+    server: ServerSpec | None = Field(None, description="for HTTP problems: how to start the solution")
+    lint: dict[str, list[str]] = Field(default_factory=dict, description="lint settings, e.g. allow: [words]")
+    checkpoints: dict[Annotated[str, Field(pattern=CHECKPOINT_NAME)], CheckpointConfig] = Field(min_length=1)
