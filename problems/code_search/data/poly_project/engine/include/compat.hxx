@@ -1,0 +1,3 @@
+#pragma once
+// TODO: drop once every compiler supports C++17
+#define ENGINE_COMPAT 1

@@ -1,0 +1,3 @@
+/* C, not C++: never scanned. TODO: delete */
+#include <stdio.h>
+int main(void) { printf("legacy\n"); return 0; }
