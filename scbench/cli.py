@@ -1,0 +1,93 @@
+"""The ``scbench`` command line: each command parses its arguments and calls the library."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from scbench import evaluate as evaluation
+from scbench.problem import load
+from scbench.report.junit import write_junit
+from scbench.report.terminal import print_diagnostics, print_run
+from scbench.run.tracks import SetupError, tracks
+from scbench.spec.bundle import Bundle
+from scbench.spec.diagnostics import SpecError
+
+app = typer.Typer(help="Iterative coding benchmarks as data: compile, run, grade, measure.",
+                  no_args_is_help=True, pretty_exceptions_enable=False)
+console = Console(stderr=True)
+
+ProblemArg = Annotated[Path, typer.Argument(help="problems/NAME directory or a compiled NAME-HASH.scb.json")]
+Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="cases run in parallel [default: CPU count]")]
+
+
+def _bundle(path: Path) -> Bundle:
+    try:
+        return load(path)
+    except SpecError as error:
+        print_diagnostics(console, error.diagnostics)
+        raise typer.Exit(2) from None
+
+
+def progress() -> Progress:
+    """The progress bar shown while cases run (on stderr, hidden when not a terminal)."""
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=console, transient=True)
+
+
+@app.command("compile")
+def compile_command(
+    problem: ProblemArg,
+    out: Annotated[Path, typer.Option(help="directory for the bundle")] = Path("build"),
+) -> None:
+    """Validate a problem and write its content-hashed bundle. Exit 2 on any error."""
+    bundle = _bundle(problem)
+    path = bundle.write(out)
+    cases = sum(len(cp.cases) for cp in bundle.checkpoints)
+    console.print(f"compiled {bundle.config.name}: {len(bundle.checkpoints)} checkpoints, {cases} cases")
+    typer.echo(path)
+
+
+def run_with_progress(bundle: Bundle, checkpoint: int, target: evaluation.Target, jobs: int | None):
+    """:func:`scbench.evaluate.evaluate` with a progress bar; setup errors exit 1."""
+    with progress() as bar:
+        task = bar.add_task(f"{target.track or 'entry'} checkpoint_{checkpoint}",
+                            total=len(bundle.suite(checkpoint)))
+        try:
+            return evaluation.evaluate(bundle, checkpoint, target, jobs, lambda _: bar.advance(task))
+        except SetupError as error:
+            console.print(f"[red]setup failed for {target.solution}:[/] {error}", highlight=False)
+            raise typer.Exit(1) from None
+
+
+@app.command("eval")
+def eval_command(
+    problem: ProblemArg,
+    checkpoint: Annotated[int, typer.Option("--checkpoint", "-c", help="checkpoint number")],
+    solution: Annotated[Path, typer.Option("--solution", "-s", help="solution directory", exists=True,
+                                           file_okay=False)],
+    track: Annotated[str | None, typer.Option("--track", "-t", help=f"one of: {', '.join(tracks())}")] = None,
+    entry: Annotated[str | None, typer.Option("--entry", "-e", help="entry command, e.g. 'node main.js'; "
+                                              "paths are relative to the solution, {solution} is its dir")] = None,
+    jobs: Jobs = None,
+    out: Annotated[Path, typer.Option(help="where results.json and junit.xml go")] = Path("results"),
+) -> None:
+    """Run a checkpoint's cases (plus regressions) against a solution. Exit 1 unless strict-solved."""
+    if track is not None and track not in tracks():
+        raise typer.BadParameter(f"unknown track {track!r}; known: {', '.join(tracks())}", param_hint="--track")
+    bundle = _bundle(problem)
+    if checkpoint not in range(1, len(bundle.checkpoints) + 1):
+        raise typer.BadParameter(f"this problem has checkpoints 1..{len(bundle.checkpoints)}",
+                                 param_hint="--checkpoint")
+    target = evaluation.Target(solution, None if entry else track or "python", entry)
+    results = run_with_progress(bundle, checkpoint, target, jobs)
+    print_run(console, results)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(results.model_dump_json(indent=2))
+    write_junit(results, out / "junit.xml")
+    console.print(f"wrote {out / 'results.json'} and {out / 'junit.xml'}")
+    raise typer.Exit(0 if results.summary.strict else 1)

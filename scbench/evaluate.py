@@ -1,0 +1,87 @@
+"""Evaluate one solution at one checkpoint: prepare it, run its suite in parallel, grade.
+
+This is the library behind ``scbench eval`` and ``scbench check``; the commands only parse
+arguments and call :func:`evaluate`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from scbench.grade.cli import grade_cli_step
+from scbench.results import CaseResult, RunResults, StepResult, Summary
+from scbench.run.cli_case import run_cli_case
+from scbench.run.context import RunContext
+from scbench.run.tracks import prepare, resolve_entry
+from scbench.spec.bundle import Bundle, CompiledCase
+
+
+@dataclass(frozen=True)
+class CaseKind:
+    """How one kind of case is run (-> observations) and each observation graded (-> failures)."""
+
+    run: Callable
+    grade: Callable
+
+
+CASE_KINDS: dict[str, CaseKind] = {"cli": CaseKind(run_cli_case, grade_cli_step)}
+"""Case ``kind`` -> runner and grader. The HTTP kind registers itself in scbench.http."""
+
+
+def run_case(compiled: CompiledCase, category: str, ctx: RunContext) -> CaseResult:
+    """Run and grade one case; a case passes when every one of its steps ran and passed."""
+    started = time.monotonic()
+    kind = CASE_KINDS[compiled.case.kind]
+    steps = []
+    for number, obs in enumerate(kind.run(compiled.case, ctx), 1):
+        failures = kind.grade(obs)
+        steps.append(StepResult(name=obs.step.name or f"step {number}", passed=not failures,
+                                failures=failures, duration_s=round(obs.duration, 4)))
+    passed = len(steps) == len(compiled.case.steps) and all(step.passed for step in steps)
+    return CaseResult(id=compiled.case.id, checkpoint=compiled.checkpoint, category=category,
+                      source=f"{compiled.source}:{compiled.line}", passed=passed,
+                      duration_s=round(time.monotonic() - started, 4), steps=steps)
+
+
+@dataclass(frozen=True)
+class Target:
+    """The solution under test: its directory and either a track or an explicit entry command."""
+
+    solution: Path
+    track: str | None = None
+    entry: str | None = None
+
+    def entry_argv(self, entry_file: str) -> list[str]:
+        """Set the solution up (cached) and return its entry argv. Raises ``SetupError``."""
+        if self.entry is not None:
+            return resolve_entry(self.entry, self.solution.resolve(), {"solution": str(self.solution.resolve())})
+        return prepare(self.solution, self.track or "python", entry_file).entry
+
+
+def evaluate(bundle: Bundle, number: int, target: Target, jobs: int | None = None,
+             on_case: Callable[[CaseResult], None] = lambda result: None) -> RunResults:
+    """Run checkpoint ``number``'s suite (own cases plus regressions) against ``target``
+    with ``jobs`` parallel cases (default: CPU count) and return the graded results.
+    ``on_case`` is called as each case finishes. Raises ``KeyError`` for an unknown
+    checkpoint and ``SetupError`` when the solution cannot be set up."""
+    started = time.monotonic()
+    checkpoint = bundle.checkpoint(number)
+    entry = target.entry_argv(bundle.config.entry_file)
+    ctx = RunContext(entry=entry, data=bundle.data_dir(), env=checkpoint.config.env)
+    suite = bundle.suite(number)
+
+    def one(item: tuple[CompiledCase, str]) -> CaseResult:
+        result = run_case(item[0], item[1], ctx)
+        on_case(result)
+        return result
+
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 2) as pool:
+        cases = list(pool.map(one, suite))
+    return RunResults(problem=bundle.config.name, checkpoint=checkpoint.name, track=target.track, entry=entry,
+                      solution=str(target.solution), bundle=bundle.digest, summary=Summary.of(cases),
+                      duration_s=round(time.monotonic() - started, 3), cases=cases)

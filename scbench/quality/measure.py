@@ -1,0 +1,99 @@
+"""Measure a snapshot: find its source files, extract facts per file, apply the formulas."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from scbench.quality.clones import find_clones
+from scbench.quality.languages import languages
+from scbench.quality.metrics import erosion, verbosity
+from scbench.quality.model import Flag, QualityReport, SourceFacts
+from scbench.quality.rules import flag, load_rules
+from scbench.quality.treesitter import TreeSitterAdapter
+
+SKIP_DIRS = frozenset({"node_modules", ".venv", "venv", "target", "__pycache__"})
+"""Directory names never entered, besides hidden ones (names starting with a dot)."""
+
+
+def _walk_files(root: Path) -> Iterator[Path]:
+    if root.is_file():
+        yield root
+        return
+    for directory, subdirs, names in os.walk(root):
+        subdirs[:] = sorted(d for d in subdirs if d not in SKIP_DIRS and not d.startswith("."))
+        yield from (Path(directory, name) for name in sorted(names))
+
+
+def discover(root: Path, adapters: list[TreeSitterAdapter]) -> list[tuple[Path, TreeSitterAdapter]]:
+    """Source files under ``root`` (or ``root`` itself) whose extension one of ``adapters`` claims."""
+    by_extension = {ext: adapter for adapter in adapters for ext in adapter.table.extensions}
+    return [(path, by_extension[path.suffix]) for path in _walk_files(root) if path.suffix in by_extension]
+
+
+def _file(path: Path, name: str, adapter: TreeSitterAdapter) -> tuple[SourceFacts, list[Flag]]:
+    source = path.read_bytes()
+    table = adapter.table
+    rules = load_rules(table.rules)
+    return adapter.facts(name, source), flag(name, source.decode(errors="replace"), table.ast_grep, rules)
+
+
+def _relative(path: Path, root: Path) -> str:
+    return path.name if path == root else path.relative_to(root).as_posix()
+
+
+def measure(path: Path, language: str | None = None) -> QualityReport:
+    """Erosion and verbosity of the snapshot at ``path`` (a directory or one file).
+
+    ``language`` restricts the measurement to one language of the registry (names as in ``adapters/``);
+    otherwise every file whose extension a language table claims is measured. Files Python cannot parse
+    are listed in ``QualityReport.skipped``. Raises LookupError for an unknown language.
+    Formulas: SlopCodeBench paper eq. 2-4, see :mod:`scbench.quality.metrics`.
+    """
+    registry = languages()
+    adapters = [registry.get(language)] if language else list(registry)
+    facts: list[SourceFacts] = []
+    flags: list[Flag] = []
+    skipped: list[tuple[str, str]] = []
+    for file, adapter in discover(path, adapters):
+        name = _relative(file, path)
+        try:
+            file_facts, file_flags = _file(file, name, adapter)
+        except SyntaxError as error:
+            skipped.append((name, f"SyntaxError: {error.msg} (line {error.lineno})"))
+            continue
+        facts.append(file_facts)
+        flags.extend(file_flags)
+    return _report(facts, flags, tuple(skipped))
+
+
+def _report(facts: list[SourceFacts], flags: list[Flag], skipped: tuple) -> QualityReport:
+    code = {(f.path, line) for f in facts for line in f.code_lines}
+    flagged = {(f.path, line) for f in flags for line in range(f.line, f.end_line + 1)} & code
+    cloned, pairs = find_clones(facts)
+    cloned &= code
+    verbose = len(flagged | cloned)
+    callables = tuple(c for f in facts for c in f.callables)
+    eroded_share, eroded_mass, total_mass = erosion(callables)
+    return QualityReport(
+        erosion=eroded_share,
+        verbosity=verbosity(verbose, len(code)),
+        total_mass=total_mass,
+        eroded_mass=eroded_mass,
+        loc=len(code),
+        flagged_lines=len(flagged),
+        clone_lines=len(cloned),
+        verbose_lines=verbose,
+        files=len(facts),
+        callables=callables,
+        flags=tuple(flags),
+        clones=tuple(pairs),
+        skipped=skipped,
+    )
+
+
+def delta(before: QualityReport, after: QualityReport) -> dict[str, float]:
+    """``after - before`` for each scalar of the report (erosion, verbosity and their parts)."""
+    old = before.scalars()
+    return {key: value - old[key] for key, value in after.scalars().items()}

@@ -1,0 +1,48 @@
+"""Terminal reports with rich: one small printer per section."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from scbench.results import CATEGORIES, CaseResult, RunResults
+from scbench.spec.diagnostics import Diagnostic
+
+MARK = {True: Text("pass", "green"), False: Text("FAIL", "bold red")}
+
+
+def print_diagnostics(console: Console, diagnostics: list[Diagnostic]) -> None:
+    """Each diagnostic as ``file:line: where: message`` and its fix, then a count."""
+    for diagnostic in diagnostics:
+        console.print(Text(diagnostic.render(), "red" if not diagnostic.hint else ""), highlight=False)
+    console.print(f"[bold red]{len(diagnostics)} error(s)[/]")
+
+
+def print_failure(console: Console, case: CaseResult) -> None:
+    """One failed case: id, category, source location, then each failing step's failures."""
+    console.print(Text.assemble(("FAIL ", "bold red"), (case.id, "bold"), f"  [{case.category}]  {case.source}"))
+    for step in (s for s in case.steps if not s.passed):
+        for failure in step.failures:
+            console.print(Text(f"  {step.name}: {failure.target}: {failure.message}"), highlight=False)
+            if failure.diff:
+                console.print(Text("    " + failure.diff.replace("\n", "\n    "), "dim"), highlight=False)
+
+
+def summary_table(results: RunResults) -> Table:
+    """Per-category passed/total and strict / isolated / core for one run."""
+    table = Table(title=f"{results.problem} {results.checkpoint}  ({results.duration_s:.1f}s)")
+    for column in (*CATEGORIES, "strict", "isolated", "core"):
+        table.add_column(column, justify="right")
+    counts = results.summary.counts
+    table.add_row(*(f"{counts[c].passed}/{counts[c].total}" for c in CATEGORIES),
+                  *(MARK[ok] for ok in (results.summary.strict, results.summary.isolated, results.summary.core)))
+    return table
+
+
+def print_run(console: Console, results: RunResults) -> None:
+    """Every failed case, then the summary table."""
+    for case in results.cases:
+        if not case.passed:
+            print_failure(console, case)
+    console.print(summary_table(results))

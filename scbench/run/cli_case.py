@@ -1,0 +1,52 @@
+"""Run a CLI case: a fresh working dir, its input files, then each step in order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scbench.run import process
+from scbench.run.context import RunContext, fill
+from scbench.run.workdir import CaseDirs, write_inputs
+from scbench.spec.model import CliCase, CliStep
+
+
+@dataclass(frozen=True)
+class CliObservation:
+    """What one step did: the process result (``None`` if it could not start, then
+    ``error`` says why) and the bytes of each expected output file (``None`` if absent)."""
+
+    step: CliStep
+    result: process.ProcessResult | None
+    files: dict[str, bytes | None]
+    error: str = ""
+
+    @property
+    def duration(self) -> float:
+        """Wall-clock seconds the step's process ran (0 if it never started)."""
+        return self.result.duration if self.result else 0.0
+
+
+def _read(path) -> bytes | None:
+    return path.read_bytes() if path.is_file() else None
+
+
+def _run_step(step: CliStep, case: CliCase, ctx: RunContext, dirs: CaseDirs) -> CliObservation:
+    values = {"cwd": str(dirs.work), "data": str(ctx.data)}
+    write_inputs(dirs.work, step.files, ctx.data)
+    env = {**process.base_environment(dirs.home, dirs.tmp), **ctx.env,
+           **{k: fill(v, values) for k, v in {**case.env, **step.env}.items()}}
+    argv = ctx.entry + [fill(arg, values) for arg in step.args]
+    stdin = step.stdin.encode() if step.stdin is not None else None
+    try:
+        result = process.run(argv, dirs.work, env, stdin, step.timeout)
+    except OSError as error:
+        return CliObservation(step, None, {}, f"cannot start {argv[0]!r}: {error.strerror or error}")
+    return CliObservation(step, result, {name: _read(dirs.work / name) for name in step.expect.files})
+
+
+def run_cli_case(case: CliCase, ctx: RunContext) -> list[CliObservation]:
+    """Run every step of ``case`` (compiled: steps and timeouts resolved) in one fresh
+    working directory, removed afterwards; returns one observation per step."""
+    with CaseDirs() as dirs:
+        write_inputs(dirs.work, case.files, ctx.data)
+        return [_run_step(step, case, ctx, dirs) for step in case.steps]

@@ -1,0 +1,24 @@
+"""What every case runner needs to know about the solution under test."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PLACEHOLDER = re.compile(r"\{(cwd|data|port|host)\}")
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """The entry argv, the bundle's data dir and the checkpoint's extra environment."""
+
+    entry: list[str]
+    data: Path
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def fill(text: str, values: dict[str, str]) -> str:
+    """``text`` with ``{cwd}``, ``{data}``, ``{port}``, ``{host}`` replaced from ``values``
+    (other braces, as in inline JSON, are left alone)."""
+    return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)

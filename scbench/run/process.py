@@ -1,0 +1,123 @@
+"""Run one untrusted process: own session, deterministic environment, bounded output,
+and a timeout that kills its whole process group.
+
+``spawn`` starts a process (used for servers); ``run`` starts one and waits for it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+OUTPUT_LIMIT = 8 * 1024 * 1024
+"""Bytes kept per output stream; the rest is read and dropped so the process never blocks."""
+
+KILL_GRACE = 0.5
+"""Seconds between SIGTERM and SIGKILL when a process group is torn down."""
+
+
+def base_environment(home: Path, tmp: Path) -> dict[str, str]:
+    """The deterministic environment every solution process starts from: PATH from the
+    host, C.UTF-8 locale, UTC, HOME and TMPDIR inside the case's temp dir, no colours."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC",
+        "HOME": str(home), "TMPDIR": str(tmp),
+        "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
+        "NO_COLOR": "1", "TERM": "dumb",
+    }
+
+
+@dataclass
+class BoundedReader:
+    """Drains a pipe on a thread, keeping the first ``OUTPUT_LIMIT`` bytes."""
+
+    stream: object
+    data: bytearray = field(default_factory=bytearray)
+    truncated: bool = False
+
+    def __post_init__(self) -> None:
+        self.thread = threading.Thread(target=self._drain, daemon=True)
+        self.thread.start()
+
+    def _drain(self) -> None:
+        for chunk in iter(lambda: self.stream.read1(65536), b""):
+            room = OUTPUT_LIMIT - len(self.data)
+            self.data += chunk[:room]
+            self.truncated |= len(chunk) > room
+        self.stream.close()
+
+    def result(self, wait: float = 2.0) -> bytes:
+        """What was read so far, waiting up to ``wait`` seconds for the pipe to close."""
+        self.thread.join(wait)
+        return bytes(self.data)
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    """A finished process: exit code (negative = killed by that signal), captured output,
+    whether the timeout fired, and wall-clock duration in seconds."""
+
+    exit_code: int
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool
+    duration: float
+    truncated: bool = False
+
+
+class Process:
+    """A started process in its own session; ``kill`` ends its whole process group."""
+
+    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None = None):
+        self.started = time.monotonic()
+        self.popen = subprocess.Popen(
+            argv, cwd=cwd, env=env, start_new_session=True,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        self.stdout = BoundedReader(self.popen.stdout)
+        self.stderr = BoundedReader(self.popen.stderr)
+        if stdin is not None:
+            threading.Thread(target=self._feed, args=(stdin,), daemon=True).start()
+
+    def _feed(self, data: bytes) -> None:
+        try:
+            self.popen.stdin.write(data)
+            self.popen.stdin.close()
+        except BrokenPipeError:
+            pass  # the process exited without reading all its input: not an error of ours
+
+    def kill(self) -> None:
+        """SIGTERM the process group, then SIGKILL whatever is left after ``KILL_GRACE``."""
+        for sig, pause in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, 0)):
+            try:
+                os.killpg(self.popen.pid, sig)
+            except ProcessLookupError:
+                return
+            if self.popen.poll() is None:
+                time.sleep(pause)
+
+    def wait(self, timeout: float) -> ProcessResult:
+        """Wait up to ``timeout`` seconds, then tear the group down and collect the result."""
+        try:
+            self.popen.wait(timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        duration = time.monotonic() - self.started
+        self.kill()
+        self.popen.wait()
+        return ProcessResult(self.popen.returncode, self.stdout.result(), self.stderr.result(), timed_out,
+                             duration, self.stdout.truncated or self.stderr.truncated)
+
+
+def run(argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None, timeout: float) -> ProcessResult:
+    """Run ``argv`` to completion or ``timeout`` seconds. Raises ``OSError`` (e.g.
+    ``FileNotFoundError``) when the program cannot be started."""
+    return Process(argv, cwd, env, stdin).wait(timeout)

@@ -1,0 +1,113 @@
+"""Tracks: how a solution in one language is set up and started, read from ``tracks.yaml``.
+
+``prepare`` copies a solution into a private directory keyed by the hash of its content
+and of the track, runs the track's setup there once (later calls reuse it) and returns the
+entry command as an argv.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict
+
+from scbench.paths import CACHE
+
+SKIPPED_DIRS = {".venv", "node_modules", "target", "build", "__pycache__", ".git"}
+SETUP_TIMEOUT = 900.0
+"""Seconds one setup command may take (a cargo build or a pip install)."""
+
+
+class SetupStep(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    run: list[str]
+    when: str | None = None
+
+
+class Track(BaseModel):
+    """One entry of ``tracks.yaml``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    setup: list[SetupStep] = []
+    entry: str
+
+
+class SetupError(Exception):
+    """A solution's setup failed; the message names the command and ends with its output."""
+
+
+@cache
+def tracks() -> dict[str, Track]:
+    """Track name -> :class:`Track`, from ``scbench/run/tracks.yaml``."""
+    raw = yaml.safe_load((Path(__file__).with_name("tracks.yaml")).read_text())
+    return {name: Track.model_validate(entry) for name, entry in raw.items()}
+
+
+def _solution_files(solution: Path) -> list[Path]:
+    return sorted(p for p in solution.rglob("*")
+                  if p.is_file() and not SKIPPED_DIRS & set(p.relative_to(solution).parts[:-1]))
+
+
+def _digest(solution: Path, track: Track, entry_file: str) -> str:
+    digest = hashlib.sha256(json.dumps([track.model_dump(), entry_file]).encode())
+    for path in _solution_files(solution):
+        digest.update(str(path.relative_to(solution)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def resolve_entry(command: str, directory: Path, values: dict[str, str]) -> list[str]:
+    """Split ``command`` (after filling ``values``) and make tokens naming a file or dir
+    inside ``directory`` absolute, so the command runs from any working directory."""
+    argv = shlex.split(command.format_map(values))
+    return [str(directory / token) if (directory / token).exists() else token for token in argv]
+
+
+def _run_setup(track: Track, workdir: Path, values: dict[str, str]) -> None:
+    log = workdir / ".scbench-setup.log"
+    for step in track.setup:
+        if step.when and not (workdir / step.when).exists():
+            continue
+        argv = [arg.format_map(values) for arg in step.run]
+        with log.open("ab") as sink:
+            done = subprocess.run(argv, cwd=workdir, stdout=sink, stderr=subprocess.STDOUT,
+                                  timeout=SETUP_TIMEOUT, check=False)
+        if done.returncode != 0:
+            tail = log.read_text(errors="replace")[-2000:]
+            raise SetupError(f"setup command failed with exit code {done.returncode}: {shlex.join(argv)}\n{tail}")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A solution ready to run: its private directory and its entry argv."""
+
+    directory: Path
+    entry: list[str]
+
+
+def prepare(solution: Path, track_name: str, entry_file: str) -> Prepared:
+    """Copy ``solution`` into the cache, run ``track_name``'s setup once, return the entry.
+
+    Raises ``KeyError`` for an unknown track and :class:`SetupError` when setup fails.
+    """
+    track = tracks()[track_name]
+    values = {"python": sys.executable, "entry_file": entry_file}
+    target = CACHE / "solutions" / f"{track_name}-{_digest(solution, track, entry_file)[:16]}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with (target.parent / f"{target.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (target / ".scbench-ready").exists():
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(solution, target, ignore=shutil.ignore_patterns(*SKIPPED_DIRS))
+            _run_setup(track, target, values)
+            (target / ".scbench-ready").touch()
+    return Prepared(target, resolve_entry(track.entry, target, values))

@@ -1,0 +1,47 @@
+"""A case's fresh temporary directory and the input files written into it."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import yaml
+
+from scbench.spec.model import Base64File, CopyFile, InputFile, JsonFile, TextFile, YamlFile
+
+WRITERS: dict[type, Callable[[Path, object, Path], None]] = {
+    str: lambda target, spec, data: target.write_text(spec, encoding="utf-8"),
+    TextFile: lambda target, spec, data: target.write_text(spec.text, encoding="utf-8"),
+    JsonFile: lambda target, spec, data: target.write_text(json.dumps(spec.json_, indent=2) + "\n"),
+    YamlFile: lambda target, spec, data: target.write_text(yaml.safe_dump(spec.yaml_, sort_keys=False)),
+    Base64File: lambda target, spec, data: target.write_bytes(base64.b64decode(spec.base64)),
+    CopyFile: lambda target, spec, data: (shutil.copytree if (data / spec.copy_).is_dir() else shutil.copy)(
+        data / spec.copy_, target),
+}
+"""Input-file form -> writer(target path, spec, problem data dir)."""
+
+
+def write_inputs(workdir: Path, files: dict[str, InputFile], data: Path) -> None:
+    """Write each input file (parents created) into ``workdir``."""
+    for name, spec in files.items():
+        target = workdir / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        WRITERS[type(spec)](target, spec, data)
+
+
+class CaseDirs:
+    """``tmp/work`` (the solution's cwd), ``tmp/home`` and ``tmp/tmp``, removed on exit."""
+
+    def __enter__(self) -> CaseDirs:
+        self.root = Path(tempfile.mkdtemp(prefix="scbench-case-"))
+        self.work, self.home, self.tmp = (self.root / name for name in ("work", "home", "tmp"))
+        for path in (self.work, self.home, self.tmp):
+            path.mkdir()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)

@@ -1,0 +1,90 @@
+"""The compiled bundle: one self-contained, content-hashed file the executor consumes.
+
+A bundle holds the validated, normalized problem (every CLI case as explicit steps, every
+output expectation as an :class:`OutputExpectation` with its value inlined, every timeout and
+category resolved) plus the problem's ``data/`` files, base64-encoded.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import tempfile
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from scbench.paths import CACHE
+from scbench.spec.model import Case, CheckpointConfig, ProblemConfig, Strict
+
+
+class CompiledCase(Strict):
+    """A normalized case and where it came from (``source`` relative to the problem dir)."""
+
+    checkpoint: str
+    source: str
+    line: int = Field(ge=1)
+    index: int = Field(ge=0, description="position in its file's cases list")
+    case: Case
+
+
+class CompiledCheckpoint(Strict):
+    """A checkpoint with its spec text and its own (non-regression) cases."""
+
+    name: str
+    config: CheckpointConfig
+    spec: str
+    cases: list[CompiledCase]
+
+
+class Bundle(Strict):
+    """A compiled problem. ``data`` maps a path under ``data/`` to its base64 content."""
+
+    format: Literal[1] = 1
+    config: ProblemConfig
+    checkpoints: list[CompiledCheckpoint]
+    data: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 (hex) of the canonical JSON serialization: the bundle's identity."""
+        return hashlib.sha256(self.model_dump_json(by_alias=True).encode()).hexdigest()
+
+    def checkpoint(self, number: int) -> CompiledCheckpoint:
+        """Checkpoint ``checkpoint_<number>``; raises ``KeyError`` naming the known ones."""
+        for checkpoint in self.checkpoints:
+            if checkpoint.config.order == number:
+                return checkpoint
+        raise KeyError(f"no checkpoint {number}; this problem has 1..{len(self.checkpoints)}")
+
+    def suite(self, number: int) -> list[tuple[CompiledCase, str]]:
+        """The cases graded at checkpoint ``number`` as ``(case, category)`` pairs: its own
+        cases with their category, then (if ``include_prior_tests``) every earlier
+        checkpoint's cases as ``regression`` (SlopCodeBench paper section 2.4)."""
+        current = self.checkpoint(number)
+        own = [(case, case.case.category) for case in current.cases]
+        if not current.config.include_prior_tests:
+            return own
+        earlier = [case for cp in self.checkpoints if cp.config.order < number for case in cp.cases]
+        return own + [(case, "regression") for case in earlier]
+
+    def write(self, directory: Path) -> Path:
+        """Write ``<name>-<digest[:12]>.scb.json`` into ``directory``; returns its path."""
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{self.config.name}-{self.digest[:12]}.scb.json"
+        path.write_text(self.model_dump_json(by_alias=True, indent=1))
+        return path
+
+    def data_dir(self) -> Path:
+        """The bundle's data files, materialized once per digest under the cache; returns the dir."""
+        target = CACHE / "bundles" / self.digest / "data"
+        if target.exists():
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=target.parent))
+        for name, content in self.data.items():
+            (staging / name).parent.mkdir(parents=True, exist_ok=True)
+            (staging / name).write_bytes(base64.b64decode(content))
+        staging.rename(target)
+        return target

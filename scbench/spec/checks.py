@@ -1,0 +1,138 @@
+"""Cross-reference checks on one schema-valid case: what a schema cannot say.
+
+Each check takes the case and its :class:`CaseContext` and yields ``(path, message, hint)``
+with ``path`` relative to the case; :data:`CASE_CHECKS` lists them all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import jsonpath
+
+from scbench.spec.model import CliCase, HttpCase, OutputExpectation, ProblemConfig
+from scbench.spec.walk import argument_strings, inputs, outputs
+
+PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+CAPTURE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
+PLACEHOLDERS = {"cli": {"cwd", "data"}, "http": {"cwd", "data", "port", "host"}}
+
+Finding = tuple[tuple, str, str]
+
+
+@dataclass(frozen=True)
+class CaseContext:
+    """What a case is checked and normalized against."""
+
+    problem: ProblemConfig
+    problem_dir: Path
+    case_dir: Path
+    category: str
+    timeout: float
+
+
+def _inline_and_steps(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+    if isinstance(case, CliCase) and case.steps and (case.args, case.stdin, case.expect) != (None, None, None):
+        yield ("steps",), "both steps and inline args/stdin/expect are given", "move args/stdin/expect into a step"
+
+
+def _input_paths(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+    for path, name, spec in inputs(case):
+        pure = PurePosixPath(name)
+        if pure.is_absolute() or ".." in pure.parts:
+            yield path, f"file name {name!r} leaves the working directory", "use a relative path without '..'"
+        source = getattr(spec, "copy_", None)
+        if source is not None and not (ctx.problem_dir / "data" / source).exists():
+            yield path, f"data/{source} does not exist", f"add it under {ctx.problem_dir.name}/data/ or fix the path"
+
+
+def _expected_files(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+    for path, output in outputs(case):
+        if not isinstance(output, OutputExpectation) or output.file is None:
+            continue
+        if output.value is not None:
+            yield path, "both value and file are given", "keep one of them"
+        if not (ctx.case_dir / output.file).is_file():
+            yield (*path, "file"), f"expected-output file {output.file!r} does not exist", \
+                "create it (scbench bless can fill it) or fix the path; it is relative to the case file"
+
+
+def _regexes_and_paths(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+    for path, output in outputs(case):
+        if not isinstance(output, OutputExpectation):
+            continue
+        if output.regex and (output.format != "text" or not isinstance(output.value, str)):
+            yield (*path, "regex"), "regex needs format: text and a string value", "drop regex or make it text"
+        elif output.regex:
+            yield from _compile_regex(output.value, (*path, "value"))
+        for index, expression in enumerate(output.ignore):
+            yield from _compile_jsonpath(expression, (*path, "ignore", index))
+        if output.sort_by and output.format == "text":
+            yield (*path, "sort_by"), "sort_by needs a list format", "use format: jsonl, json, lines, yaml or csv"
+    if isinstance(case, HttpCase):
+        for index, step in enumerate(case.steps):
+            for name, capture in step.capture.items():
+                yield from _capture_form(capture, ("steps", index, "capture", name))
+
+
+def _compile_regex(pattern: str, path: tuple) -> Iterator[Finding]:
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        yield path, f"invalid regular expression: {error}", "escape special characters with a backslash"
+
+
+def _compile_jsonpath(expression: str, path: tuple) -> Iterator[Finding]:
+    try:
+        jsonpath.compile(expression)
+    except jsonpath.JSONPathError as error:
+        yield path, f"invalid JSONPath {expression!r}: {str(error).splitlines()[0]}", "write it like $.items[*].id"
+
+
+def _capture_form(capture, path: tuple) -> Iterator[Finding]:
+    if (capture.jsonpath is None) == (capture.header is None):
+        yield path, "a capture needs exactly one of jsonpath and header", "e.g. {jsonpath: $.id}"
+    elif capture.jsonpath is not None:
+        yield from _compile_jsonpath(capture.jsonpath, (*path, "jsonpath"))
+
+
+def _placeholders(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+    known = PLACEHOLDERS[case.kind]
+    for path, text in argument_strings(case):
+        for name in set(PLACEHOLDER.findall(CAPTURE.sub("", text))) - known:
+            yield path, f"unknown placeholder {{{name}}}", f"known placeholders: {', '.join(sorted(known))}"
+
+
+def _captures_defined(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+    if not isinstance(case, HttpCase):
+        return
+    defined: set[str] = set()
+    for index, step in enumerate(case.steps):
+        used = set(CAPTURE.findall(step.request.model_dump_json(by_alias=True)))
+        for name in sorted(used - defined):
+            yield ("steps", index, "request"), f"{{{{{name}}}}} is used before any step captures it", \
+                f"add capture: {{{name}: {{jsonpath: ...}}}} to an earlier step"
+        defined |= set(step.capture)
+
+
+def _server_known(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+    if isinstance(case, HttpCase) and case.server is None and ctx.problem.server is None:
+        yield ("kind",), "an HTTP case needs a server", "add server: to config.yaml or to the case"
+
+
+def _request_body(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+    if not isinstance(case, HttpCase):
+        return
+    for index, step in enumerate(case.steps):
+        bodies = [step.request.json_, step.request.text, step.request.form]
+        if sum(body is not None for body in bodies) > 1:
+            yield ("steps", index, "request"), "more than one of json, text and form", "send one body"
+
+
+CASE_CHECKS: list[Callable[[CliCase | HttpCase, CaseContext], Iterator[Finding]]] = [
+    _inline_and_steps, _input_paths, _expected_files, _regexes_and_paths, _placeholders,
+    _captures_defined, _server_known, _request_body,
+]

@@ -1,0 +1,133 @@
+"""Compile a problem directory into a :class:`Bundle`, collecting every error on the way.
+
+``compile_problem`` validates ``config.yaml`` and each case file against the schemas,
+runs the cross-reference checks, normalizes the cases and embeds ``data/``. It never stops
+at the first error: all diagnostics are raised together in one :class:`SpecError`.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from scbench.spec.bundle import Bundle, CompiledCase, CompiledCheckpoint
+from scbench.spec.checks import CASE_CHECKS, CaseContext
+from scbench.spec.diagnostics import Diagnostic, SpecError, relative, where_of
+from scbench.spec.model import CaseFile, CheckpointConfig, ProblemConfig
+from scbench.spec.normalize import normalize
+from scbench.spec.source import Document, read_document
+from scbench.spec.validate import schema_diagnostics
+
+CASE_SUFFIXES = (".yaml", ".yml", ".json")
+CHECKPOINT_NUMBER = re.compile(r"^checkpoint_(\d+)$")
+
+
+class _Collector:
+    """Diagnostics gathered while compiling one problem."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.found: list[Diagnostic] = []
+
+    def shown(self, path: Path) -> str:
+        return relative(path, self.root.parent)
+
+    def read(self, path: Path, stem: str) -> Document | None:
+        """Parse and schema-validate ``path``; the document only if it has no error."""
+        document, errors = read_document(path, self.shown(path))
+        if document is not None:
+            errors += schema_diagnostics(document, stem, self.shown(path))
+        self.found += errors
+        return None if errors else document
+
+    def add(self, path: Path, line: int, where: str, message: str, hint: str = "") -> None:
+        self.found.append(Diagnostic(self.shown(path), line, where, message, hint))
+
+
+def _checkpoint_diagnostics(root: Path, name: str, config: CheckpointConfig, out: _Collector) -> None:
+    number = int(CHECKPOINT_NUMBER.match(name).group(1))
+    config_file = root / "config.yaml"
+    if config.order != number:
+        out.add(config_file, 1, f"checkpoints.{name}.order", f"order is {config.order} but the name says {number}",
+                f"set order: {number}")
+    if not (root / f"{name}.md").is_file():
+        out.add(root / f"{name}.md", 0, "", "the spec file is missing", f"write the spec the agent sees in {name}.md")
+    if not any((root / "cases" / name).glob("*")):
+        out.add(root / "cases" / name, 0, "", "no case files", f"add YAML case files under cases/{name}/")
+
+
+def _case_files(root: Path, name: str) -> list[Path]:
+    return sorted(p for p in (root / "cases" / name).glob("*") if p.suffix in CASE_SUFFIXES)
+
+
+def _compile_cases(root: Path, name: str, problem: ProblemConfig, out: _Collector) -> list[CompiledCase]:
+    checkpoint = problem.checkpoints[name]
+    compiled: list[CompiledCase] = []
+    for path in _case_files(root, name):
+        document = out.read(path, "case-file")
+        if document is None:
+            continue
+        case_file = CaseFile.model_validate(document.data)
+        timeout = checkpoint.timeout or problem.timeout
+        ctx = CaseContext(problem, root, path.parent, case_file.category, timeout)
+        for index, case in enumerate(case_file.cases):
+            findings = [f for check in CASE_CHECKS for f in check(case, ctx)]
+            for where, message, hint in findings:
+                full = ("cases", index, *where)
+                out.add(path, document.line_of(full), where_of(full), message, hint)
+            compiled.append(CompiledCase(checkpoint=name, source=str(path.relative_to(root)),
+                                         line=document.line_of(("cases", index)), index=index,
+                                         case=case if findings else normalize(case, ctx)))
+    return compiled
+
+
+def _suite_diagnostics(root: Path, name: str, cases: list[CompiledCase], out: _Collector) -> None:
+    first: dict[str, CompiledCase] = {}
+    for case in cases:
+        earlier = first.setdefault(case.case.id, case)
+        if earlier is not case:
+            out.add(root / case.source, case.line, f"cases[{case.index}].id", f"duplicate case id {case.case.id!r}",
+                    f"it is already used at {earlier.source}:{earlier.line}; rename one")
+    if cases and not any(case.case.category == "core" for case in cases):
+        out.add(root / "cases" / name, 0, "", "the checkpoint has no core case",
+                "mark the cases that check what the spec states explicitly as category: core")
+
+
+def _data(root: Path) -> dict[str, str]:
+    data = root / "data"
+    files = sorted(p for p in data.rglob("*") if p.is_file()) if data.is_dir() else []
+    return {str(p.relative_to(data)): base64.b64encode(p.read_bytes()).decode() for p in files}
+
+
+def _checkpoints(root: Path, problem: ProblemConfig, out: _Collector) -> Iterator[CompiledCheckpoint]:
+    for name, config in sorted(problem.checkpoints.items(), key=lambda item: item[1].order):
+        _checkpoint_diagnostics(root, name, config, out)
+        cases = _compile_cases(root, name, problem, out)
+        _suite_diagnostics(root, name, cases, out)
+        spec = root / f"{name}.md"
+        yield CompiledCheckpoint(name=name, config=config, cases=cases,
+                                 spec=spec.read_text(encoding="utf-8") if spec.is_file() else "")
+
+
+def compile_problem(root: Path) -> Bundle:
+    """Compile ``problems/NAME`` into a bundle.
+
+    Raises :class:`SpecError` with every diagnostic (file, line, path, message, fix) when
+    anything is wrong; a missing directory or ``config.yaml`` is one such diagnostic.
+    """
+    root = root.resolve()
+    out = _Collector(root)
+    config_file = root / "config.yaml"
+    if not config_file.is_file():
+        raise SpecError([Diagnostic(out.shown(config_file), 0, "", "config.yaml not found",
+                                    "is this a problem directory? it needs config.yaml (see docs/case-format.md)")])
+    document = out.read(config_file, "config")
+    if document is None:
+        raise SpecError(out.found)
+    problem = ProblemConfig.model_validate(document.data)
+    checkpoints = list(_checkpoints(root, problem, out))
+    if out.found:
+        raise SpecError(out.found)
+    return Bundle(config=problem, checkpoints=checkpoints, data=_data(root))

@@ -1,0 +1,49 @@
+"""Located, actionable problems with an author's files: what, where, how to fix."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One error in an author's file.
+
+    ``file`` is relative to the problem directory when possible, ``line`` is 1-based (0 when
+    the file itself is missing), ``where`` is the dotted/indexed path inside the document
+    (``cases[2].expect.stdout``, empty for the whole file).
+    """
+
+    file: str
+    line: int
+    where: str
+    message: str
+    hint: str = ""
+
+    def render(self) -> str:
+        """``file:line: where: message`` plus an indented ``fix:`` line when there is a hint."""
+        location = f"{self.file}:{self.line}" if self.line else self.file
+        head = f"{location}: {self.where + ': ' if self.where else ''}{self.message}"
+        return f"{head}\n    fix: {self.hint}" if self.hint else head
+
+
+class SpecError(Exception):
+    """Raised when a problem does not compile; carries every diagnostic found, sorted."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = sorted(diagnostics)
+        super().__init__("\n".join(d.render() for d in self.diagnostics))
+
+
+def where_of(path: tuple) -> str:
+    """Render a document path (``("cases", 2, "expect")``) as ``cases[2].expect``."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
+    return text
+
+
+def relative(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` when it lies inside it, else as given."""
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)

@@ -1,0 +1,58 @@
+"""Turn a checked, authored case into its compiled form.
+
+After normalization every CLI case has explicit ``steps`` (inline fields cleared), every
+output expectation is an :class:`OutputExpectation` with its ``value`` inlined (from
+``file:`` if need be), and every category, timeout and HTTP server is resolved.
+"""
+
+from __future__ import annotations
+
+from scbench.formats import PARSERS
+from scbench.spec.checks import CaseContext
+from scbench.spec.model import (
+    CliCase,
+    CliExpectation,
+    CliStep,
+    HttpCase,
+    HttpStep,
+    Output,
+    OutputExpectation,
+)
+from scbench.spec.walk import cli_steps
+
+
+def output(authored: Output, ctx: CaseContext) -> OutputExpectation:
+    """A bare string becomes exact text; a ``file:`` is read and parsed with ``format``."""
+    if isinstance(authored, str):
+        return OutputExpectation(value=authored)
+    if authored.file is None:
+        return authored
+    text = (ctx.case_dir / authored.file).read_text(encoding="utf-8")
+    return authored.model_copy(update={"file": None, "value": PARSERS[authored.format](text)})
+
+
+def _cli_step(step: CliStep, ctx: CaseContext, case_timeout: float | None) -> CliStep:
+    expect = step.expect
+    streams = {name: output(value, ctx) for name in ("stdout", "stderr")
+               if (value := getattr(expect, name)) is not None}
+    files = {name: output(value, ctx) for name, value in expect.files.items()}
+    return step.model_copy(update={
+        "timeout": step.timeout or case_timeout or ctx.timeout,
+        "expect": CliExpectation(exit_code=expect.exit_code, files=files, **streams),
+    })
+
+
+def _http_step(step: HttpStep, ctx: CaseContext, case_timeout: float | None) -> HttpStep:
+    body = step.expect.body
+    expect = step.expect.model_copy(update={"body": output(body, ctx) if body is not None else None})
+    return step.model_copy(update={"timeout": step.timeout or case_timeout or ctx.timeout, "expect": expect})
+
+
+def normalize(case: CliCase | HttpCase, ctx: CaseContext) -> CliCase | HttpCase:
+    """The compiled form of ``case`` (which must have passed every check)."""
+    common = {"category": case.category or ctx.category}
+    if isinstance(case, HttpCase):
+        steps = [_http_step(step, ctx, case.timeout) for step in case.steps]
+        return case.model_copy(update={**common, "steps": steps, "server": case.server or ctx.problem.server})
+    steps = [_cli_step(step, ctx, case.timeout) for _, step in cli_steps(case)]
+    return case.model_copy(update={**common, "steps": steps, "args": None, "stdin": None, "expect": None})

@@ -1,0 +1,65 @@
+"""Uniform views over a case as authored: its steps, inputs, outputs and argument strings.
+
+Authored CLI cases give their single step inline or as ``steps``; these generators hide
+that so the checks and the normalizer each handle one shape. Every item comes with its
+document path relative to the case (``("steps", 1, "expect", "stdout")``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from scbench.spec.model import CliCase, CliExpectation, CliStep, HttpCase, InputFile, Output
+
+Path_ = tuple
+
+
+def cli_steps(case: CliCase) -> Iterator[tuple[Path_, CliStep]]:
+    """The steps of a CLI case; an inline case is one step at the case's own path ``()``."""
+    if case.steps is None:
+        inline = CliStep(args=case.args or [], stdin=case.stdin, expect=case.expect or CliExpectation())
+        yield (), inline
+        return
+    for index, step in enumerate(case.steps):
+        yield ("steps", index), step
+
+
+def inputs(case: CliCase | HttpCase) -> Iterator[tuple[Path_, str, InputFile]]:
+    """Every input file ``(path, name, spec)`` of the case and of its CLI steps."""
+    for name, spec in case.files.items():
+        yield ("files", name), name, spec
+    if isinstance(case, CliCase) and case.steps:
+        for index, step in enumerate(case.steps):
+            for name, spec in step.files.items():
+                yield ("steps", index, "files", name), name, spec
+
+
+def outputs(case: CliCase | HttpCase) -> Iterator[tuple[Path_, Output]]:
+    """Every output expectation of the case (stdout, stderr, files, HTTP bodies)."""
+    if isinstance(case, HttpCase):
+        for index, step in enumerate(case.steps):
+            if step.expect.body is not None:
+                yield ("steps", index, "expect", "body"), step.expect.body
+        return
+    for path, step in cli_steps(case):
+        streams = {"stdout": step.expect.stdout, "stderr": step.expect.stderr}
+        for stream, output in streams.items():
+            if output is not None:
+                yield (*path, "expect", stream), output
+        for name, output in step.expect.files.items():
+            yield (*path, "expect", "files", name), output
+
+
+def argument_strings(case: CliCase | HttpCase) -> Iterator[tuple[Path_, str]]:
+    """Strings that take ``{cwd}``/``{data}``/``{port}``/``{host}`` placeholders."""
+    for key, value in case.env.items():
+        yield ("env", key), value
+    if isinstance(case, HttpCase):
+        for index, arg in enumerate(case.server.args if case.server else []):
+            yield ("server", "args", index), arg
+        return
+    for path, step in cli_steps(case):
+        for index, arg in enumerate(step.args):
+            yield (*path, "args", index), arg
+        for key, value in step.env.items():
+            yield (*path, "env", key), value
