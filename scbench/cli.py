@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -10,16 +11,18 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from scbench import evaluate as evaluation
+from scbench.check import check
 from scbench.problem import load
 from scbench.report.junit import write_junit
-from scbench.report.terminal import print_diagnostics, print_run
+from scbench.report.terminal import print_check, print_diagnostics, print_run
+from scbench.results import RunResults
 from scbench.run.tracks import SetupError, tracks
 from scbench.spec.bundle import Bundle
 from scbench.spec.diagnostics import SpecError
 
 app = typer.Typer(help="Iterative coding benchmarks as data: compile, run, grade, measure.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
-console = Console(stderr=True)
+console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
 
 ProblemArg = Annotated[Path, typer.Argument(help="problems/NAME directory or a compiled NAME-HASH.scb.json")]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="cases run in parallel [default: CPU count]")]
@@ -36,7 +39,7 @@ def _bundle(path: Path) -> Bundle:
 def progress() -> Progress:
     """The progress bar shown while cases run (on stderr, hidden when not a terminal)."""
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=console, transient=True)
+                    console=console, transient=True, disable=not console.is_terminal)
 
 
 @app.command("compile")
@@ -52,16 +55,14 @@ def compile_command(
     typer.echo(path)
 
 
-def run_with_progress(bundle: Bundle, checkpoint: int, target: evaluation.Target, jobs: int | None):
-    """:func:`scbench.evaluate.evaluate` with a progress bar; setup errors exit 1."""
-    with progress() as bar:
-        task = bar.add_task(f"{target.track or 'entry'} checkpoint_{checkpoint}",
-                            total=len(bundle.suite(checkpoint)))
-        try:
+def with_progress(jobs: int | None):
+    """A run function like :func:`scbench.evaluate.evaluate` that shows a progress bar."""
+    def run(bundle: Bundle, checkpoint: int, target: evaluation.Target) -> RunResults:
+        with progress() as bar:
+            task = bar.add_task(f"{target.track or 'entry'} checkpoint_{checkpoint}",
+                                total=len(bundle.suite(checkpoint)))
             return evaluation.evaluate(bundle, checkpoint, target, jobs, lambda _: bar.advance(task))
-        except SetupError as error:
-            console.print(f"[red]setup failed for {target.solution}:[/] {error}", highlight=False)
-            raise typer.Exit(1) from None
+    return run
 
 
 @app.command("eval")
@@ -84,10 +85,24 @@ def eval_command(
         raise typer.BadParameter(f"this problem has checkpoints 1..{len(bundle.checkpoints)}",
                                  param_hint="--checkpoint")
     target = evaluation.Target(solution, None if entry else track or "python", entry)
-    results = run_with_progress(bundle, checkpoint, target, jobs)
+    try:
+        results = with_progress(jobs)(bundle, checkpoint, target)
+    except SetupError as error:
+        console.print(f"[red]setup failed for {solution}:[/] {error}", highlight=False)
+        raise typer.Exit(1) from None
     print_run(console, results)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(results.model_dump_json(indent=2))
     write_junit(results, out / "junit.xml")
     console.print(f"wrote {out / 'results.json'} and {out / 'junit.xml'}")
     raise typer.Exit(0 if results.summary.strict else 1)
+
+
+@app.command("check")
+def check_command(problem: Annotated[Path, typer.Argument(help="problems/NAME directory")], jobs: Jobs = None) -> None:
+    """Compile, then run every reference solution of every track on its checkpoint plus
+    regressions. Exit 1 on any inconsistency, 2 if the problem does not compile."""
+    bundle = _bundle(problem)
+    report = check(problem, bundle, with_progress(jobs))
+    print_check(console, report)
+    raise typer.Exit(0 if report.ok else 1)

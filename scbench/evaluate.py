@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scbench.grade.cli import grade_cli_step
+from scbench.grade.http import grade_http_step
 from scbench.results import CaseResult, RunResults, StepResult, Summary
 from scbench.run.cli_case import run_cli_case
 from scbench.run.context import RunContext
+from scbench.run.http_case import run_http_case
 from scbench.run.tracks import prepare, resolve_entry
 from scbench.spec.bundle import Bundle, CompiledCase
 
@@ -29,8 +31,12 @@ class CaseKind:
     grade: Callable
 
 
-CASE_KINDS: dict[str, CaseKind] = {"cli": CaseKind(run_cli_case, grade_cli_step)}
-"""Case ``kind`` -> runner and grader. The HTTP kind registers itself in scbench.http."""
+CASE_KINDS: dict[str, CaseKind] = {
+    "cli": CaseKind(run_cli_case, grade_cli_step),
+    "http": CaseKind(lambda case, ctx: run_http_case(case, ctx, lambda obs: not grade_http_step(obs)),
+                     grade_http_step),
+}
+"""Case ``kind`` -> runner and grader (HTTP polling steps retry until the grader accepts)."""
 
 
 def run_case(compiled: CompiledCase, category: str, ctx: RunContext) -> CaseResult:

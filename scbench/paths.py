@@ -8,4 +8,6 @@ SCHEMAS = ROOT / "schemas"
 RULES = ROOT / "rules"
 ADAPTERS = ROOT / "adapters"
 PROMPTS = ROOT / "prompts"
-CACHE = Path(os.environ.get("SCBENCH_CACHE") or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "scbench")
+CACHE = Path(os.environ.get("SCBENCH_CACHE")
+             or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "scbench")
+"""Bundles' data and prepared solutions; override with SCBENCH_CACHE."""

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from scbench.check import CheckReport
 from scbench.results import CATEGORIES, CaseResult, RunResults
 from scbench.spec.diagnostics import Diagnostic
 
@@ -33,7 +34,7 @@ def summary_table(results: RunResults) -> Table:
     """Per-category passed/total and strict / isolated / core for one run."""
     table = Table(title=f"{results.problem} {results.checkpoint}  ({results.duration_s:.1f}s)")
     for column in (*CATEGORIES, "strict", "isolated", "core"):
-        table.add_column(column, justify="right")
+        table.add_column(column, justify="right", min_width=len(column), no_wrap=True)
     counts = results.summary.counts
     table.add_row(*(f"{counts[c].passed}/{counts[c].total}" for c in CATEGORIES),
                   *(MARK[ok] for ok in (results.summary.strict, results.summary.isolated, results.summary.core)))
@@ -46,3 +47,25 @@ def print_run(console: Console, results: RunResults) -> None:
         if not case.passed:
             print_failure(console, case)
     console.print(summary_table(results))
+
+
+def check_table(report: CheckReport) -> Table:
+    """One row per reference run: track, checkpoint, per-category counts, strict, seconds."""
+    table = Table(title="reference solutions")
+    for column in ("track", "checkpoint", *CATEGORIES, "strict", "seconds"):
+        table.add_column(column, justify="left" if column in ("track", "checkpoint") else "right",
+                         min_width=len(column), no_wrap=True)
+    for ref, results in report.runs:
+        counts = results.summary.counts
+        table.add_row(ref.track, results.checkpoint, *(f"{counts[c].passed}/{counts[c].total}" for c in CATEGORIES),
+                      MARK[results.summary.strict], f"{results.duration_s:.1f}")
+    return table
+
+
+def print_check(console: Console, report: CheckReport) -> None:
+    """The reference table, then every inconsistency, then the verdict."""
+    console.print(check_table(report))
+    for problem in report.problems:
+        console.print(Text(f"  ✗ {problem}", "red"), highlight=False)
+    verdict = "[bold green]consistent[/]" if report.ok else f"[bold red]{len(report.problems)} inconsistencies[/]"
+    console.print(verdict)

@@ -1,0 +1,38 @@
+"""Grade an HTTP step's observation: the request itself, status, headers, body, captures."""
+
+from __future__ import annotations
+
+from scbench.grade import text
+from scbench.grade.outputs import check_output
+from scbench.results import Failure
+from scbench.run.http_case import HttpObservation
+
+
+def _status(obs: HttpObservation) -> list[Failure]:
+    expected = obs.step.expect.status
+    allowed = expected if isinstance(expected, list) else [expected]
+    if expected is None or obs.status in allowed:
+        return []
+    shown = " or ".join(map(str, allowed))
+    body = obs.body.decode("utf-8", "replace")[:300]
+    return [Failure(target="status", message=f"expected {shown}, actual {obs.status}", diff=f"body: {body}")]
+
+
+def _headers(obs: HttpObservation) -> list[Failure]:
+    failures = []
+    for name, expected in obs.step.expect.headers.items():
+        actual = obs.headers.get(name.lower())
+        if actual is None or not text.matches(expected, actual):
+            failures.append(Failure(target=f"header {name}", message=f"expected {expected!r}, actual {actual!r}"))
+    return failures
+
+
+def grade_http_step(obs: HttpObservation) -> list[Failure]:
+    """Every failure of one HTTP step; a step without a response fails alone."""
+    if obs.error:
+        first, _, rest = obs.error.partition("\n")
+        return [Failure(target="request", message=first, diff=rest)]
+    body = obs.step.expect.body
+    body_failure = check_output("body", body, obs.body) if body is not None else None
+    missing = [Failure(target=f"capture {name}", message="nothing matched in the response") for name in obs.missing]
+    return _status(obs) + _headers(obs) + ([body_failure] if body_failure else []) + missing

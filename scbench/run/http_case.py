@@ -1,0 +1,124 @@
+"""Run an HTTP case: a fresh server on a free port, then each request step in order,
+feeding captured values into later steps and polling where asked."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import jsonpath
+
+from scbench.run import process
+from scbench.run.context import RunContext, fill
+from scbench.run.server import HOST, Server, free_port, tail
+from scbench.run.workdir import CaseDirs, write_inputs
+from scbench.spec.model import HttpCase, HttpStep
+
+CAPTURE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
+
+
+@dataclass(frozen=True)
+class HttpObservation:
+    """One step's response (status, lower-cased headers, body bytes) or the ``error`` that
+    prevented it, the values it captured and what could not be captured."""
+
+    step: HttpStep
+    status: int = 0
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+    duration: float = 0.0
+    error: str = ""
+    captured: dict[str, Any] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+
+
+def substitute(item: Any, captures: dict[str, Any]) -> Any:
+    """``item`` with ``{{name}}`` replaced by captured values, recursively; a string that is
+    exactly one ``{{name}}`` takes the captured value with its JSON type."""
+    if isinstance(item, dict):
+        return {key: substitute(value, captures) for key, value in item.items()}
+    if isinstance(item, list):
+        return [substitute(value, captures) for value in item]
+    if not isinstance(item, str):
+        return item
+    whole = CAPTURE.fullmatch(item)
+    if whole and whole.group(1) in captures:
+        return captures[whole.group(1)]
+    return CAPTURE.sub(lambda m: str(captures.get(m.group(1), m.group(0))), item)
+
+
+def _capture(step: HttpStep, response: httpx.Response) -> tuple[dict[str, Any], list[str]]:
+    captured, missing = {}, []
+    for name, capture in step.capture.items():
+        if capture.header is not None:
+            found = [response.headers[capture.header]] if capture.header in response.headers else []
+        else:
+            try:
+                found = jsonpath.findall(capture.jsonpath, response.json())
+            except ValueError:
+                found = []
+        if found:
+            captured[name] = found[0]
+        else:
+            missing.append(name)
+    return captured, missing
+
+
+def _send(client: httpx.Client, step: HttpStep, captures: dict[str, Any]) -> HttpObservation:
+    request = substitute(step.request.model_dump(by_alias=True), captures)
+    started = time.monotonic()
+    response = client.request(request["method"], request["path"], params=request["query"],
+                              headers=request["headers"], json=request["json"], content=request["text"],
+                              data=request["form"], timeout=step.timeout)
+    captured, missing = _capture(step, response)
+    return HttpObservation(step, response.status_code, {k.lower(): v for k, v in response.headers.items()},
+                           response.content, time.monotonic() - started, captured=captured, missing=missing)
+
+
+def _attempt(client: httpx.Client, step: HttpStep, captures: dict[str, Any], server: Server) -> HttpObservation:
+    try:
+        return _send(client, step, captures)
+    except httpx.TimeoutException:
+        return HttpObservation(step, error=f"no response within {step.timeout:g}s")
+    except httpx.HTTPError as error:
+        reason = server.died() or f"request failed: {type(error).__name__}: {error}"
+        return HttpObservation(step, error=f"{reason}\n{tail(server.process)}")
+
+
+def _run_step(client, step: HttpStep, captures: dict[str, Any], server: Server,
+              accept: Callable[[HttpObservation], bool]) -> HttpObservation:
+    observation = _attempt(client, step, captures, server)
+    deadline = time.monotonic() + (step.poll.timeout if step.poll else 0)
+    while step.poll and not observation.error and not accept(observation) and time.monotonic() < deadline:
+        time.sleep(step.poll.interval)
+        observation = _attempt(client, step, captures, server)
+    return observation
+
+
+def run_http_case(case: HttpCase, ctx: RunContext,
+                  accept: Callable[[HttpObservation], bool] = lambda obs: True) -> list[HttpObservation]:
+    """Start a fresh server for ``case`` and run its steps in order; stop at the first step
+    whose request could not be made (server dead, timeout). ``accept`` tells polling steps
+    when a response is good enough. The server's process group is always killed."""
+    with CaseDirs() as dirs:
+        write_inputs(dirs.work, case.files, ctx.data)
+        values = {"cwd": str(dirs.work), "data": str(ctx.data), "port": str(free_port()), "host": HOST}
+        env = {**process.base_environment(dirs.home, dirs.tmp), **ctx.env,
+               **{k: fill(v, values) for k, v in {**case.env, **case.server.env}.items()}}
+        argv = ctx.entry + [fill(arg, values) for arg in case.server.args]
+        with Server(argv, dirs.work, env, case.server.ready, int(values["port"])) as server:
+            if server.error:
+                return [HttpObservation(case.steps[0], error=f"{server.error}\n{tail(server.process)}")]
+            observations: list[HttpObservation] = []
+            captures: dict[str, Any] = {}
+            with httpx.Client(base_url=f"http://{HOST}:{values['port']}", trust_env=False) as client:
+                for step in case.steps:
+                    observations.append(_run_step(client, step, captures, server, accept))
+                    if observations[-1].error:
+                        break
+                    captures.update(observations[-1].captured)
+            return observations
