@@ -147,7 +147,7 @@ def compile_pattern(rule_id: str, pattern: str) -> tuple[Variant, ...]:
     optional = sorted({piece[1] for piece in pieces if isinstance(piece, tuple) and piece[2]})
     variants = []
     for present in itertools.product((True, False), repeat=len(optional)):
-        kept = {name for name, keep in zip(optional, present) if keep}
+        kept = {name for name, keep in zip(optional, present, strict=True) if keep}
         variants.append(build_variant(pieces, kept))
     return tuple(variants)
 
