@@ -17,9 +17,14 @@ def test_json_output() -> None:
     result = CliRunner().invoke(app, ["metrics", str(FIXTURES / "python"), "--json"])
     assert result.exit_code == 0
     data = json.loads(result.stdout)
-    assert (data["loc"], data["verbose_lines"], data["eroded_mass"]) == (30, 4, 44.0)
+    assert (data["loc"], data["verbose_lines"], data["eroded_mass"]) == (30, 6, 44.0)
     assert data["top_callables"][0]["name"] == "classify"
-    assert data["flags_by_rule"] == {"bool-return-if-else": 1, "else-after-return": 1, "len-compare-zero": 1}
+    assert data["flags_by_rule"] == {
+        "self-assign-binary-op": 2,
+        "bool-return-if-else": 1,
+        "else-after-return": 1,
+        "len-compare-zero": 1,
+    }
 
 
 def test_table_output() -> None:

@@ -41,13 +41,16 @@ def test_erosion(report) -> None:
 def test_verbosity(report) -> None:
     # LOC: classify 16 + "class Cart:" 1 + total 4 + outer 4 + is_empty 5 = 30
     # (module docstring, class docstring, comments and blank lines are not code lines)
-    # flagged: len-compare-zero line 43, bool-return-if-else 43-46, else-after-return 45-46 -> {43..46} = 4
-    # clones: none (no 6-line window repeats) -> verbosity = 4 / 30
+    # flagged: self-assign-binary-op lines 19 and 20 ("n = n + 1", "n = n * 3"), len-compare-zero 43,
+    # bool-return-if-else 43-46, else-after-return 45-46 -> {19, 20, 43, 44, 45, 46} = 6 lines
+    # clones: none (no 6-line window repeats) -> verbosity = 6 / 30 = 0.2
     assert report.loc == 30
     assert sorted({(f.rule, f.line, f.end_line) for f in report.flags}) == [
         ("bool-return-if-else", 43, 46),
         ("else-after-return", 45, 46),
         ("len-compare-zero", 43, 43),
+        ("self-assign-binary-op", 19, 19),
+        ("self-assign-binary-op", 20, 20),
     ]
-    assert (report.flagged_lines, report.clone_lines, report.verbose_lines) == (4, 0, 4)
-    assert report.verbosity == 4 / 30
+    assert (report.flagged_lines, report.clone_lines, report.verbose_lines) == (6, 0, 6)
+    assert report.verbosity == 6 / 30

@@ -21,9 +21,9 @@ def test_rule_examples(rule: Rule) -> None:
     assert [_count(rule, code) for code in rule.valid] == [0] * len(rule.valid)
 
 
-def test_rule_ids_match_file_names_and_are_unique() -> None:
+def test_rule_ids_match_file_names_and_languages_match_directories() -> None:
     assert [rule.source.stem for rule in ALL_RULES] == [rule.id for rule in ALL_RULES]
-    assert len({rule.id for rule in ALL_RULES}) == len(ALL_RULES)
+    assert {rule.language for rule in ALL_RULES} == set(RULE_DIRS)
 
 
 def test_rule_counts() -> None:
