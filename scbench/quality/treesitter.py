@@ -84,11 +84,10 @@ def walk(table: LanguageTable, root: Node) -> tuple[list[Token], set[int], list[
 
 
 def callable_name(node: Node, field: str) -> str:
-    """The text of the node's ``field`` up to any ``(`` (C declarators), or ``<anonymous>``."""
+    """The text of the node's ``field`` up to any ``(`` (C declarators), or ``<anonymous>`` if that is empty."""
     named = node.child_by_field_name(field)
-    if named is None:
-        return "<anonymous>"
-    return named.text.decode(errors="replace").split("(")[0].strip()
+    text = named.text.decode(errors="replace") if named is not None else ""
+    return text.split("(")[0].strip() or "<anonymous>"
 
 
 def sloc(lines: set[int] | frozenset[int], first: int, last: int) -> int:
