@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from scbench import evaluate as evaluation
 from scbench.check import check
 from scbench.problem import load
+from scbench.quality.command import metrics
 from scbench.report.junit import write_junit
 from scbench.report.terminal import print_check, print_diagnostics, print_run
 from scbench.results import RunResults
@@ -22,6 +23,7 @@ from scbench.spec.diagnostics import SpecError
 
 app = typer.Typer(help="Iterative coding benchmarks as data: compile, run, grade, measure.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
+app.command("metrics")(metrics)
 console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
 
 ProblemArg = Annotated[Path, typer.Argument(help="problems/NAME directory or a compiled NAME-HASH.scb.json")]

@@ -17,22 +17,28 @@ def _tail(data: bytes, lines: int = 15) -> str:
     return "\n".join(visible(line) for line in cut_lines(text[-lines:], lines)) if data else "(empty)"
 
 
+def _exit_code(obs: CliObservation) -> list[Failure]:
+    expected, actual = obs.step.expect.exit_code, obs.result.exit_code
+    ok = EXIT_RULES[expected](actual) if isinstance(expected, str) else actual == expected
+    return [] if ok else [Failure(target="exit_code", message=f"expected {expected}, actual {actual}",
+                                  diff=f"stderr (last lines):\n{_tail(obs.result.stderr)}")]
+
+
+def _outputs(obs: CliObservation) -> list[Failure]:
+    expect, result = obs.step.expect, obs.result
+    checks = [("stdout", expect.stdout, result.stdout), ("stderr", expect.stderr, result.stderr)]
+    checks += [(f"file {name}", spec, obs.files[name]) for name, spec in expect.files.items()]
+    return [failure for target, spec, data in checks
+            if spec is not None and (failure := check_output(target, spec, data))]
+
+
 def grade_cli_step(obs: CliObservation) -> list[Failure]:
     """Every failure of one step; a step that could not start or timed out fails alone."""
-    step, result = obs.step, obs.result
-    if result is None:
+    if obs.result is None:
         return [Failure(target="entry", message=obs.error)]
-    if result.timed_out:
-        return [Failure(target="timeout", message=f"did not finish within {step.timeout:g}s",
-                        diff=f"stderr (last lines):\n{_tail(result.stderr)}")]
-    expected = step.expect.exit_code
-    ok = EXIT_RULES[expected](result.exit_code) if isinstance(expected, str) else result.exit_code == expected
-    failures = [] if ok else [Failure(target="exit_code", message=f"expected {expected}, actual {result.exit_code}",
-                                      diff=f"stderr (last lines):\n{_tail(result.stderr)}")]
-    streams = {"stdout": (step.expect.stdout, result.stdout), "stderr": (step.expect.stderr, result.stderr)}
-    checks = [(name, spec, data) for name, (spec, data) in streams.items() if spec is not None]
-    checks += [(f"file {name}", spec, obs.files[name]) for name, spec in step.expect.files.items()]
-    failures += [f for target, spec, data in checks if (f := check_output(target, spec, data))]
-    if result.truncated and failures:
-        failures.append(Failure(target="output", message="output was cut at 8 MiB"))
-    return failures
+    if obs.result.timed_out:
+        return [Failure(target="timeout", message=f"did not finish within {obs.step.timeout:g}s",
+                        diff=f"stderr (last lines):\n{_tail(obs.result.stderr)}")]
+    failures = _exit_code(obs) + _outputs(obs)
+    truncated = [Failure(target="output", message="output was cut at 8 MiB")] if obs.result.truncated else []
+    return failures + truncated if failures else []

@@ -91,17 +91,24 @@ MESSAGES: dict[str, Callable[[Any], str]] = {
 }
 
 
-def _key_order(expected: Any, actual: Any, path: list) -> list[str]:
+def _shared_children(expected: Any, actual: Any) -> list[tuple[Any, Any, Any]]:
+    """``(key, expected child, actual child)`` for the children both values have."""
     if isinstance(expected, list) and isinstance(actual, list):
-        return [line for i, (e, a) in enumerate(zip(expected, actual, strict=False))
-                for line in _key_order(e, a, [*path, i])]
-    if not (isinstance(expected, dict) and isinstance(actual, dict)):
-        return []
-    shared_expected = [k for k in expected if k in actual]
-    shared_actual = [k for k in actual if k in expected]
-    here = [] if shared_expected == shared_actual else [
-        f"{json_path(path)}: keys expected in order {value(shared_expected)}, actual {value(shared_actual)}"]
-    return here + [line for k in shared_expected for line in _key_order(expected[k], actual[k], [*path, k])]
+        return list(zip(range(len(actual)), expected, actual, strict=False))
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        return [(key, expected[key], actual[key]) for key in expected if key in actual]
+    return []
+
+
+def _key_order(expected: Any, actual: Any, path: list) -> list[str]:
+    children = _shared_children(expected, actual)
+    lines = []
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        order = [key for key, _, _ in children]
+        seen = [key for key in actual if key in expected]
+        lines = [] if order == seen else [
+            f"{json_path(path)}: keys expected in order {value(order)}, actual {value(seen)}"]
+    return lines + [line for key, e, a in children for line in _key_order(e, a, [*path, key])]
 
 
 def differences(expected: Any, actual: Any, spec: OutputExpectation) -> list[str]:
@@ -109,7 +116,8 @@ def differences(expected: Any, actual: Any, spec: OutputExpectation) -> list[str
     (ignore, sort_by, subset, unordered, tolerance, wildcards, key_order); empty if they match."""
     expected, actual = _prepare(expected, spec), _prepare(actual, spec)
     diff = DeepDiff(expected, actual, ignore_order=spec.unordered, report_repetition=spec.unordered,
-                    ignore_numeric_type_changes=True, custom_operators=[LeafOperator(spec.tolerance)], view="tree")
+                    ignore_numeric_type_changes=True, custom_operators=[LeafOperator(spec.tolerance)], view="tree",
+                    threshold_to_diff_deeper=0)
     skipped = {"dictionary_item_added"} if spec.subset else set()
     lines = [f"{json_path(level.path(output_format='list'))}: {MESSAGES[kind](level)}"
              for kind, levels in diff.items() if kind not in skipped for level in levels]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import subprocess
 import time
 from pathlib import Path
 
@@ -61,10 +62,13 @@ class Server:
             time.sleep(PROBE_INTERVAL)
         return f"server not ready within {ready.deadline:g}s"
 
-    def died(self) -> str:
-        """Why the server is gone (``""`` while it runs)."""
-        code = self.process.popen.poll()
-        return "" if code is None else f"server exited with code {code}"
+    def died(self, grace: float = 0.5) -> str:
+        """Why the server is gone, waiting up to ``grace`` seconds for a dying server to
+        finish exiting (``""`` if it still runs then)."""
+        try:
+            return f"server exited with code {self.process.popen.wait(grace)}"
+        except subprocess.TimeoutExpired:
+            return ""
 
     def __enter__(self) -> Server:
         return self

@@ -60,22 +60,27 @@ def _expected_files(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Find
                 "create it (scbench bless can fill it) or fix the path; it is relative to the case file"
 
 
-def _regexes_and_paths(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+def _output_form(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
+    if output.regex and (output.format != "text" or not isinstance(output.value, str)):
+        yield (*path, "regex"), "regex needs format: text and a string value", "drop regex or make it text"
+    elif output.regex:
+        yield from _compile_regex(output.value, (*path, "value"))
+    for index, expression in enumerate(output.ignore):
+        yield from _compile_jsonpath(expression, (*path, "ignore", index))
+    if output.sort_by and output.format == "text":
+        yield (*path, "sort_by"), "sort_by needs a list format", "use format: jsonl, json, lines, yaml or csv"
+
+
+def _outputs_well_formed(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
     for path, output in outputs(case):
-        if not isinstance(output, OutputExpectation):
-            continue
-        if output.regex and (output.format != "text" or not isinstance(output.value, str)):
-            yield (*path, "regex"), "regex needs format: text and a string value", "drop regex or make it text"
-        elif output.regex:
-            yield from _compile_regex(output.value, (*path, "value"))
-        for index, expression in enumerate(output.ignore):
-            yield from _compile_jsonpath(expression, (*path, "ignore", index))
-        if output.sort_by and output.format == "text":
-            yield (*path, "sort_by"), "sort_by needs a list format", "use format: jsonl, json, lines, yaml or csv"
-    if isinstance(case, HttpCase):
-        for index, step in enumerate(case.steps):
-            for name, capture in step.capture.items():
-                yield from _capture_form(capture, ("steps", index, "capture", name))
+        if isinstance(output, OutputExpectation):
+            yield from _output_form(output, path)
+
+
+def _captures_well_formed(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+    for index, step in enumerate(case.steps if isinstance(case, HttpCase) else []):
+        for name, capture in step.capture.items():
+            yield from _capture_form(capture, ("steps", index, "capture", name))
 
 
 def _compile_regex(pattern: str, path: tuple) -> Iterator[Finding]:
@@ -133,6 +138,6 @@ def _request_body(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Findin
 
 
 CASE_CHECKS: list[Callable[[CliCase | HttpCase, CaseContext], Iterator[Finding]]] = [
-    _inline_and_steps, _input_paths, _expected_files, _regexes_and_paths, _placeholders,
+    _inline_and_steps, _input_paths, _expected_files, _outputs_well_formed, _captures_well_formed, _placeholders,
     _captures_defined, _server_known, _request_body,
 ]

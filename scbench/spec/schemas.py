@@ -9,13 +9,15 @@ import json
 from pydantic import BaseModel
 
 from scbench.paths import SCHEMAS
+from scbench.results import RunResults
 from scbench.spec.model import CaseFile, ProblemConfig
 
 DOCUMENTS: dict[str, type[BaseModel]] = {
     "config": ProblemConfig,
     "case-file": CaseFile,
+    "results": RunResults,
 }
-"""Schema file stem -> model. Other packages add their documents (results) here."""
+"""Schema file stem -> model: the author-facing documents and ``results.json``."""
 
 
 def schema_of(model: type[BaseModel]) -> dict:

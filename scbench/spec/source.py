@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from scbench.spec.diagnostics import Diagnostic
+from scbench.spec.diagnostics import Diagnostic, where_of
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def read_document(path: Path, shown_as: str) -> tuple[Document | None, list[Diag
     duplicates: list[tuple[tuple, int]] = []
     _walk(node, (), lines, duplicates)
     return Document(data, lines), [
-        Diagnostic(shown_as, line, ".".join(map(str, key[:-1])), f"duplicate key {key[-1]!r}",
+        Diagnostic(shown_as, line, where_of(key[:-1]), f"duplicate key {key[-1]!r}",
                    "keep one of the two entries; the later one would silently win")
         for key, line in duplicates
     ]

@@ -1,0 +1,124 @@
+"""The compiler: every error located and explained, all collected, exit code 2, stable bundles."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import FIXTURES, scbench
+
+from scbench.spec.bundle import Bundle
+from scbench.spec.compiler import compile_problem
+from scbench.spec.diagnostics import SpecError
+
+
+@pytest.fixture
+def problem(tmp_path: Path) -> Path:
+    target = tmp_path / "kv"
+    shutil.copytree(FIXTURES / "kv", target)
+    return target
+
+
+def diagnostics(root: Path) -> list[str]:
+    with pytest.raises(SpecError) as caught:
+        compile_problem(root)
+    return [d.render() for d in caught.value.diagnostics]
+
+
+MALFORMED = """\
+cases:
+  - id: ok_case
+    args: [get, x]
+  - id: bad case
+    args: [get]
+    expect:
+      exit_code: nonzer
+      stdout: {formt: json}
+  - id: ok_case
+    files: {rules.json: {copy: missing/tree}}
+    args: ["{nope}"]
+"""
+
+
+def test_malformed_case_file_reports_every_error_with_line_and_fix(problem):
+    (problem / "cases/checkpoint_1/bad.yaml").write_text(MALFORMED)
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_1/bad.yaml:4: cases[1].id: 'bad case' does not match ^[A-Za-z0-9][A-Za-z0-9_.-]*$\n"
+        "    fix: use letters, digits, '_', '.', '-'",
+        "kv/cases/checkpoint_1/bad.yaml:7: cases[1].expect.exit_code: \"nonzer\" is not allowed here\n"
+        "    fix: did you mean 'nonzero'?",
+        "kv/cases/checkpoint_1/bad.yaml:8: cases[1].expect.stdout: unknown key 'formt'\n"
+        "    fix: did you mean 'format'?",
+    ]
+
+
+def test_cross_reference_errors_are_all_collected(problem):
+    (problem / "cases/checkpoint_1/bad.yaml").write_text(MALFORMED.replace("bad case", "bad_case")
+                                                         .replace("nonzer", "nonzero").replace("formt", "format"))
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_1/bad.yaml:9: cases[2].id: duplicate case id 'ok_case'\n"
+        "    fix: it is already used at cases/checkpoint_1/bad.yaml:2; rename one",
+        "kv/cases/checkpoint_1/bad.yaml:10: cases[2].files.rules.json: data/missing/tree does not exist\n"
+        "    fix: add it under kv/data/ or fix the path",
+        "kv/cases/checkpoint_1/bad.yaml:11: cases[2].args[0]: unknown placeholder {nope}\n"
+        "    fix: known placeholders: cwd, data",
+    ]
+
+
+def test_yaml_syntax_error_names_the_line(problem):
+    (problem / "cases/checkpoint_1/bad.yaml").write_text("cases:\n  - id: x\n    args: [a, b\n")
+    [message] = diagnostics(problem)
+    assert message.startswith("kv/cases/checkpoint_1/bad.yaml:4: not valid YAML/JSON: ")
+
+
+def test_duplicate_yaml_keys_are_errors(problem):
+    (problem / "cases/checkpoint_1/bad.yaml").write_text("cases:\n  - id: x\n    args: [a]\n    args: [b]\n")
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_1/bad.yaml:4: cases[0]: duplicate key 'args'\n"
+        "    fix: keep one of the two entries; the later one would silently win"]
+
+
+def test_problem_layout_errors(problem):
+    config = yaml.safe_load((problem / "config.yaml").read_text())
+    config["checkpoints"]["checkpoint_3"] = {"order": 4}
+    (problem / "config.yaml").write_text(yaml.safe_dump(config))
+    (problem / "cases/checkpoint_2/core.yaml").write_text(
+        "category: functionality\ncases:\n  - {id: only, args: [count, x]}\n")
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_2: the checkpoint has no core case\n"
+        "    fix: mark the cases that check what the spec states explicitly as category: core",
+        "kv/cases/checkpoint_3: no case files\n    fix: add YAML case files under cases/checkpoint_3/",
+        "kv/checkpoint_3.md: the spec file is missing\n    fix: write the spec the agent sees in checkpoint_3.md",
+        "kv/config.yaml:1: checkpoints.checkpoint_3.order: order is 4 but the name says 3\n    fix: set order: 3",
+    ]
+
+
+def test_json_case_files_are_accepted(problem):
+    (problem / "cases/checkpoint_1/extra.json").write_text(json.dumps(
+        {"cases": [{"id": "json_case", "args": ["get", "k"], "expect": {"exit_code": 1}}]}))
+    bundle = compile_problem(problem)
+    assert [c.case.id for c in bundle.checkpoint(1).cases] == ["set_then_get", "dump_sorted", "get_missing",
+                                                               "json_case"]
+
+
+def test_compile_cli_exit_2_and_no_traceback(problem):
+    (problem / "cases/checkpoint_1/bad.yaml").write_text(MALFORMED)
+    done = scbench("compile", problem)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "bad.yaml:7: cases[1].expect.exit_code" in done.stderr
+    assert "3 error(s)" in done.stderr
+
+
+def test_bundle_is_content_hashed_and_self_contained(problem, tmp_path):
+    done = scbench("compile", problem, "--out", tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    path = Path(done.stdout.strip())
+    bundle = Bundle.model_validate_json(path.read_bytes())
+    assert path.name == f"kv-{bundle.digest[:12]}.scb.json"
+    assert sorted(bundle.data) == ["docs/a.txt"]
+    assert compile_problem(problem).digest == bundle.digest
+    step = bundle.checkpoint(1).cases[2].case.steps[0]
+    assert (step.timeout, step.expect.stderr.value, bundle.checkpoint(1).cases[2].case.category) == \
+        (10.0, "error: no such[..]\n", "error")

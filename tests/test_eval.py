@@ -1,0 +1,108 @@
+"""``scbench eval`` and ``scbench check`` end to end, with real solutions in Python and Node."""
+
+import json
+import shutil
+
+from conftest import FIXTURES, ROOT, scbench
+
+from scbench.evaluate import Target, evaluate
+from scbench.run.tracks import prepare
+from scbench.spec.compiler import compile_problem
+
+CODE_SEARCH = ROOT / "problems" / "code_search"
+
+OFF_BY_ONE = """\
+import json, subprocess, sys
+out = subprocess.run([sys.executable, {reference!r}, *sys.argv[1:]], capture_output=True, text=True)
+for line in out.stdout.splitlines():
+    match = json.loads(line)
+    match["start"]["col"] += 1
+    print(json.dumps(match))
+sys.exit(out.returncode)
+"""
+
+
+def test_python_reference_passes_both_checkpoints_with_regressions(kv, tmp_path):
+    done = scbench("eval", kv, "-c", 2, "-s", kv / "solutions/python/checkpoint_2", "--out", tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "results.json").read_text())["summary"]
+    assert summary == {"counts": {"core": {"passed": 1, "total": 1}, "functionality": {"passed": 1, "total": 1},
+                                  "error": {"passed": 0, "total": 0}, "regression": {"passed": 3, "total": 3}},
+                       "strict": True, "isolated": True, "core": True}
+    junit = (tmp_path / "junit.xml").read_text()
+    assert junit.count("<testcase ") == 5
+
+
+def test_checkpoint_1_solution_fails_checkpoint_2_but_not_its_regressions(kv, tmp_path):
+    results = evaluate(compile_problem(kv), 2, Target(kv / "solutions/python/checkpoint_1", "python"))
+    assert (results.summary.strict, results.summary.isolated, results.summary.core) == (False, False, False)
+    assert results.summary.counts["regression"].passed == 3
+
+
+def test_code_search_checkpoint_2_with_the_node_reference(tmp_path):
+    done = scbench("eval", CODE_SEARCH, "--checkpoint", 2, "--track", "node",
+                   "--solution", CODE_SEARCH / "solutions/node/checkpoint_2", "--out", tmp_path)
+    assert done.returncode == 0, done.stderr
+    counts = json.loads((tmp_path / "results.json").read_text())["summary"]["counts"]
+    assert all(tally["passed"] == tally["total"] for tally in counts.values())
+    assert counts["regression"]["total"] > 0
+
+
+def test_column_off_by_one_fails_with_a_diff_naming_the_field(tmp_path):
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    reference = CODE_SEARCH / "solutions/python/checkpoint_1/code_search.py"
+    (broken / "code_search.py").write_text(OFF_BY_ONE.format(reference=str(reference)))
+    results = evaluate(compile_problem(CODE_SEARCH), 1, Target(broken, "python"))
+    assert not results.summary.core
+    messages = [f.message for case in results.cases for f in case.failures]
+    assert any(".start.col: expected " in message for message in messages)
+    first = next(f for case in results.cases for f in case.failures if f.target == "stdout")
+    line = first.message.split(": ", 1)[1]
+    path, expectation = line.split(": ", 1)
+    expected, actual = (int(part.rsplit(" ", 1)[1]) for part in expectation.split(", "))
+    assert (path.endswith(".start.col"), actual - expected) == (True, 1)
+
+
+def test_entry_command_paths_are_relative_to_the_solution(kv, tmp_path):
+    solution = kv / "solutions/python/checkpoint_1"
+    done = scbench("eval", kv, "-c", 1, "-s", solution, "--entry", "python3 kv.py", "--out", tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+def test_results_do_not_depend_on_order_or_parallelism(tmp_path):
+    bundle = compile_problem(CODE_SEARCH)
+    target = Target(CODE_SEARCH / "solutions/python/checkpoint_2", "python")
+    serial, parallel = (evaluate(bundle, 2, target, jobs=jobs) for jobs in (1, 4))
+    verdicts = [[(c.id, c.category, c.passed, c.steps[0].failures) for c in run.cases] for run in (serial, parallel)]
+    assert verdicts[0] == verdicts[1]
+
+
+def test_setup_is_cached_per_solution_content(tmp_path):
+    solution = tmp_path / "solution"
+    shutil.copytree(FIXTURES / "kv/solutions/python/checkpoint_1", solution)
+    first, again = (prepare(solution, "python", "kv") for _ in range(2))
+    (solution / "kv.py").write_text((solution / "kv.py").read_text() + "\n# changed\n")
+    changed = prepare(solution, "python", "kv")
+    assert first.directory == again.directory != changed.directory
+    assert first.entry == [str(first.directory / ".venv/bin/python"), str(first.directory / "kv.py")]
+
+
+def test_unknown_track_and_checkpoint_are_usage_errors(kv):
+    done = scbench("eval", kv, "-c", 1, "-s", kv, "--track", "cobol")
+    assert done.returncode == 2
+    assert "unknown track 'cobol'" in done.stderr
+    done = scbench("eval", kv, "-c", 7, "-s", kv)
+    assert (done.returncode, "this problem has checkpoints 1..2" in done.stderr) == (2, True)
+
+
+def test_check_is_green_on_fixtures_and_red_on_a_wrong_expectation(kv, tmp_path):
+    assert scbench("check", kv).returncode == 0
+    broken = tmp_path / "kv"
+    shutil.copytree(kv, broken)
+    core = broken / "cases/checkpoint_1/core.yaml"
+    core.write_text(core.read_text().replace('stdout: "blue\\n"', 'stdout: "green\\n"'))
+    done = scbench("check", broken)
+    assert done.returncode == 1
+    assert "set_then_get [core] (cases/checkpoint_1/core.yaml:3) get: stdout: text differs" in done.stderr
+    assert "set_then_get [regression]" in done.stderr

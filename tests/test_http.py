@@ -1,0 +1,74 @@
+"""HTTP cases against real servers on 127.0.0.1: a good one, and three broken ones that
+must each fail clearly within the deadline and leave no process behind."""
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import FIXTURES, processes_with, scbench
+
+from scbench.evaluate import Target, evaluate
+from scbench.spec.compiler import compile_problem
+
+SERVERS = FIXTURES / "servers"
+
+
+def test_reference_server_passes_with_captures_and_headers(tmp_path):
+    done = scbench("eval", FIXTURES / "notes", "-c", 1, "-s", FIXTURES / "notes/solutions/python/checkpoint_1",
+                   "--out", tmp_path)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["summary"]["counts"]["core"] == {"passed": 1, "total": 1}
+    assert [s["name"] for s in results["cases"][0]["steps"]] == ["create", "read", "list"]
+
+
+@pytest.fixture
+def fast_notes(tmp_path: Path):
+    """The notes problem with a 2-second readiness deadline and 1-second step timeout."""
+    root = tmp_path / "notes"
+    shutil.copytree(FIXTURES / "notes", root)
+    config = yaml.safe_load((root / "config.yaml").read_text())
+    config["server"]["ready"]["deadline"] = 2
+    config["timeout"] = 1
+    (root / "config.yaml").write_text(yaml.safe_dump(config))
+    return compile_problem(root)
+
+
+def failures_of(bundle, script: str) -> tuple[list[tuple[str, str, str]], float]:
+    started = time.monotonic()
+    results = evaluate(bundle, 1, Target(SERVERS, entry=f"python3 {script}"), jobs=3)
+    elapsed = time.monotonic() - started
+    return [(c.id, f.target, f.message) for c in results.cases for f in c.failures], elapsed
+
+
+def test_server_that_never_binds_fails_at_the_deadline(fast_notes):
+    failures, elapsed = failures_of(fast_notes, "never_binds.py")
+    assert failures == [(case, "request", "server not ready within 2s")
+                        for case in ("create_then_read", "missing_note", "invalid_body")]
+    assert elapsed < 6
+    assert processes_with(str(SERVERS / "never_binds.py")) == []
+
+
+def test_server_that_crashes_after_its_first_request(fast_notes):
+    failures, _ = failures_of(fast_notes, "crash_after_first.py")
+    by_case = {case: (target, message) for case, target, message in failures}
+    assert by_case["create_then_read"][0] == "request"
+    assert by_case["create_then_read"][1] == "server exited with code 3"
+    assert processes_with(str(SERVERS / "crash_after_first.py")) == []
+
+
+def test_crash_report_carries_the_server_output(fast_notes):
+    results = evaluate(fast_notes, 1, Target(SERVERS, entry="python3 crash_after_first.py"))
+    [failure] = [f for f in results.cases[0].failures if f.target == "request"]
+    assert "crashing on purpose" in failure.diff
+
+
+def test_slow_server_times_out_per_step_and_its_children_die(fast_notes):
+    failures, elapsed = failures_of(fast_notes, "slow.py")
+    assert ("create_then_read", "request", "no response within 1s") in failures
+    assert elapsed < 8
+    assert processes_with("scbench-slow-child") == []
+    assert processes_with(str(SERVERS / "slow.py")) == []

@@ -1,0 +1,12 @@
+"""The checked-in JSON Schemas are exactly what the typed model generates."""
+
+import pytest
+
+from scbench.paths import SCHEMAS
+from scbench.spec.schemas import DOCUMENTS, render
+
+
+@pytest.mark.parametrize("stem", sorted(DOCUMENTS))
+def test_checked_in_schema_matches_the_model(stem):
+    assert (SCHEMAS / f"{stem}.schema.json").read_text() == render(DOCUMENTS[stem]), \
+        "schemas drifted: run python -m scbench.spec.schemas"
