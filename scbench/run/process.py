@@ -105,11 +105,10 @@ class Process:
 
     def wait(self, timeout: float) -> ProcessResult:
         """Wait up to ``timeout`` seconds, then tear the group down and collect the result."""
-        try:
-            self.popen.wait(timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            timed_out = True
+        waiter = threading.Thread(target=self.popen.wait, daemon=True)  # Popen.wait(timeout) polls in 50 ms steps
+        waiter.start()
+        waiter.join(timeout)
+        timed_out = waiter.is_alive()
         duration = time.monotonic() - self.started
         self.kill()
         self.popen.wait()
