@@ -1,0 +1,134 @@
+"""Suite lint: weak spots in a problem's hidden cases and data.
+
+Each rule is a small generator over the compiled bundle yielding ``(file, line, text)``
+locations; :func:`lint_suite` turns them into findings.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from scbench.lint.finding import Finding, Severity
+from scbench.spec.bundle import Bundle, CompiledCase
+from scbench.spec.model import CliExpectation, CopyFile, OutputExpectation
+
+Location = tuple[str, int, str]
+INPUT_KEYS = ("args", "stdin", "env", "files", "request")
+DATA_REFERENCE = re.compile(r"\{data\}/?([^\s\"']*)")
+ANYTHING = {(True, ".*"), (True, "(?s).*"), (True, r"[\s\S]*"), (True, ".*\n?"), (False, "..."), (False, "[..]"),
+            (False, "...\n")}
+"""(regex?, value) pairs of an output expectation that every output satisfies."""
+
+
+def _cases(bundle: Bundle) -> Iterator[CompiledCase]:
+    return (case for checkpoint in bundle.checkpoints for case in checkpoint.cases)
+
+
+def _outputs(expect) -> list[OutputExpectation]:
+    """The output expectations of a CLI or HTTP step expectation (compiled: never bare strings)."""
+    candidates = [expect.stdout, expect.stderr, *expect.files.values()] if isinstance(expect, CliExpectation) \
+        else [expect.body]
+    return [output for output in candidates if output is not None]
+
+
+def _accepts_anything(output: OutputExpectation) -> bool:
+    value = output.value[0] if output.format == "lines" and isinstance(output.value, list) and \
+        len(output.value) == 1 else output.value
+    return output.json_schema is None and isinstance(value, str) and (output.regex, value) in ANYTHING
+
+
+def _is_vacuous(expect) -> bool:
+    outputs = _outputs(expect)
+    return any(map(_accepts_anything, outputs)) or (getattr(expect, "exit_code", None) == "any" and not outputs)
+
+
+def _where(compiled: CompiledCase, text: str) -> Location:
+    return compiled.source, compiled.line, f"{compiled.case.id}: {text}"
+
+
+def no_expectation(bundle: Bundle) -> Iterator[Location]:
+    """Steps whose expectation is all defaults."""
+    for compiled in _cases(bundle):
+        for number, step in enumerate(compiled.case.steps, 1):
+            if step.expect == type(step.expect)():
+                yield _where(compiled, f"step {step.name or number}")
+
+
+def accepts_anything(bundle: Bundle) -> Iterator[Location]:
+    """Steps with an expectation every output satisfies."""
+    for compiled in _cases(bundle):
+        for number, step in enumerate(compiled.case.steps, 1):
+            if _is_vacuous(step.expect):
+                yield _where(compiled, f"step {step.name or number}")
+
+
+def _inputs(compiled: CompiledCase) -> str:
+    dumped = compiled.case.model_dump(by_alias=True)
+    steps = [{key: step.get(key) for key in INPUT_KEYS} for step in dumped["steps"]]
+    return json.dumps([dumped["files"], dumped["env"], dumped.get("server"), steps], sort_keys=True)
+
+
+def duplicate_cases(bundle: Bundle) -> Iterator[Location]:
+    """Cases of one checkpoint with the same inputs and arguments as an earlier one."""
+    for checkpoint in bundle.checkpoints:
+        first: dict[str, str] = {}
+        for compiled in checkpoint.cases:
+            original = first.setdefault(_inputs(compiled), compiled.case.id)
+            if original != compiled.case.id:
+                yield _where(compiled, f"same inputs as {original}")
+
+
+def no_error_cases(bundle: Bundle) -> Iterator[Location]:
+    """Checkpoints none of whose cases is in the ``error`` category."""
+    for checkpoint in bundle.checkpoints:
+        if not any(compiled.case.category == "error" for compiled in checkpoint.cases):
+            yield f"cases/{checkpoint.name}", 0, checkpoint.name
+
+
+def _data_references(compiled: CompiledCase) -> Iterator[str]:
+    inputs = [compiled.case.files, *(getattr(step, "files", {}) for step in compiled.case.steps)]
+    yield from (spec.copy_ for files in inputs for spec in files.values() if isinstance(spec, CopyFile))
+    yield from DATA_REFERENCE.findall(compiled.case.model_dump_json(by_alias=True))
+
+
+def unused_data(bundle: Bundle) -> Iterator[Location]:
+    """Files under ``data/`` that no case copies or names through ``{data}``."""
+    references = {reference.strip("/") for compiled in _cases(bundle) for reference in _data_references(compiled)}
+    for name in sorted(bundle.data):
+        if not any(reference in ("", name) or name.startswith(reference + "/") for reference in references):
+            yield f"data/{name}", 0, name
+
+
+@dataclass(frozen=True)
+class SuiteRule:
+    """One suite check: its id, severity, why the spot is weak, how to fix it, and its locator."""
+
+    id: str
+    severity: Severity
+    why: str
+    fix: str
+    locate: Callable[[Bundle], Iterator[Location]]
+
+
+SUITE_RULES: tuple[SuiteRule, ...] = (
+    SuiteRule("no-expectation", "warning", "the step checks nothing beyond exit code 0",
+              "add the expected stdout, stderr, files or body", no_expectation),
+    SuiteRule("accepts-anything", "error", "the expectation accepts every output, so the case can never fail",
+              "state the expected output, or a regex that constrains it", accepts_anything),
+    SuiteRule("duplicate-case", "warning", "the case runs exactly the inputs of an earlier case",
+              "vary the inputs or merge the expectations into one case", duplicate_cases),
+    SuiteRule("no-error-cases", "warning", "no case checks how the checkpoint's contract rejects bad input",
+              "add cases with category: error", no_error_cases),
+    SuiteRule("unused-data", "warning", "no case copies or references this data file",
+              "use it in a case ({copy: ...} or {data}/...) or delete it", unused_data),
+)
+
+
+def lint_suite(root: Path, bundle: Bundle) -> list[Finding]:
+    """Suite findings for the problem at ``root`` (paths relative to it), sorted; raises nothing."""
+    return sorted(Finding(file, line, rule.id, rule.severity, text, rule.why, rule.fix)
+                  for rule in SUITE_RULES for file, line, text in rule.locate(bundle))
