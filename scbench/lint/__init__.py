@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from scbench.lint.examples import check_examples
 from scbench.lint.finding import Finding
 from scbench.lint.spec import lint_specs
 from scbench.lint.suite import lint_suite
 from scbench.spec.bundle import Bundle
 
-__all__ = ["Finding", "lint_problem", "lint_specs", "lint_suite"]
+__all__ = ["Finding", "check_examples", "lint_problem", "lint_specs", "lint_suite"]
 
 
 def lint_problem(root: Path, bundle: Bundle) -> list[Finding]:
