@@ -1,0 +1,49 @@
+"""The ``scbench lint`` command: compile the problem, lint it, print the findings."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from scbench.lint import check_examples, lint_problem
+from scbench.lint.finding import Finding
+from scbench.problem import load
+from scbench.report.terminal import print_diagnostics
+from scbench.spec.diagnostics import SpecError
+
+STYLES = {"error": "bold red", "warning": "yellow"}
+
+
+def print_findings(console: Console, findings: list[Finding]) -> None:
+    """Each finding as rendered by :meth:`Finding.render`, coloured by severity, then the counts."""
+    for finding in findings:
+        head, _, rest = finding.render().partition("\n")
+        console.print(Text(head, STYLES[finding.severity]), highlight=False)
+        console.print(Text(rest), highlight=False)
+    errors = sum(finding.severity == "error" for finding in findings)
+    console.print(f"{errors} error(s), {len(findings) - errors} warning(s)")
+
+
+def lint(
+    problem: Annotated[Path, typer.Argument(help="problems/NAME directory")],
+    examples: Annotated[bool, typer.Option("--examples", help="Also run the specs' examples on the python "
+                                                              "reference and check that cases cover them.")] = False,
+) -> None:
+    """Lint a problem against the design rules: specs that leak internals, a language or the tests,
+    and weak cases (no expectation, duplicates, accept-anything, no error cases, unused data).
+    Exits 1 when any finding is an error, 2 when the problem does not compile."""
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    try:
+        bundle = load(problem)
+    except SpecError as error:
+        print_diagnostics(Console(stderr=True), error.diagnostics)
+        raise typer.Exit(2) from None
+    findings = lint_problem(problem, bundle) + (check_examples(problem, bundle) if examples else [])
+    print_findings(console, sorted(findings))
+    if any(finding.severity == "error" for finding in findings):
+        raise typer.Exit(1)
