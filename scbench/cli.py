@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from scbench import evaluate as evaluation
 from scbench.check import check
 from scbench.problem import load
+from scbench.prompts import render_prompt, templates
 from scbench.quality.command import metrics
 from scbench.report.junit import write_junit
 from scbench.report.terminal import print_check, print_diagnostics, print_run
@@ -36,6 +37,17 @@ def _bundle(path: Path) -> Bundle:
     except SpecError as error:
         print_diagnostics(console, error.diagnostics)
         raise typer.Exit(2) from None
+
+
+def _known_track(track: str) -> None:
+    if track not in tracks():
+        raise typer.BadParameter(f"unknown track {track!r}; known: {', '.join(tracks())}", param_hint="--track")
+
+
+def _known_checkpoint(bundle: Bundle, checkpoint: int) -> None:
+    if checkpoint not in range(1, len(bundle.checkpoints) + 1):
+        raise typer.BadParameter(f"this problem has checkpoints 1..{len(bundle.checkpoints)}",
+                                 param_hint="--checkpoint")
 
 
 def progress() -> Progress:
@@ -80,12 +92,10 @@ def eval_command(
     out: Annotated[Path, typer.Option(help="where results.json and junit.xml go")] = Path("results"),
 ) -> None:
     """Run a checkpoint's cases (plus regressions) against a solution. Exit 1 unless strict-solved."""
-    if track is not None and track not in tracks():
-        raise typer.BadParameter(f"unknown track {track!r}; known: {', '.join(tracks())}", param_hint="--track")
+    if track is not None:
+        _known_track(track)
     bundle = _bundle(problem)
-    if checkpoint not in range(1, len(bundle.checkpoints) + 1):
-        raise typer.BadParameter(f"this problem has checkpoints 1..{len(bundle.checkpoints)}",
-                                 param_hint="--checkpoint")
+    _known_checkpoint(bundle, checkpoint)
     target = evaluation.Target(solution, None if entry else track or "python", entry)
     try:
         results = with_progress(jobs)(bundle, checkpoint, target)
@@ -108,3 +118,20 @@ def check_command(problem: Annotated[Path, typer.Argument(help="problems/NAME di
     report = check(problem, bundle, with_progress(jobs))
     print_check(console, report)
     raise typer.Exit(0 if report.ok else 1)
+
+
+@app.command("prompt")
+def prompt_command(
+    problem: ProblemArg,
+    checkpoint: Annotated[int, typer.Option("--checkpoint", "-c", help="checkpoint number")],
+    template: Annotated[str, typer.Option("--template", help=f"one of: {', '.join(templates())}")] = "just-solve",
+    track: Annotated[str, typer.Option("--track", "-t", help="the track the agent writes in")] = "python",
+) -> None:
+    """Print the agent prompt for a checkpoint: the spec, rendered for a track, in a template."""
+    if template not in templates():
+        raise typer.BadParameter(f"unknown template {template!r}; known: {', '.join(templates())}",
+                                 param_hint="--template")
+    bundle = _bundle(problem)
+    _known_checkpoint(bundle, checkpoint)
+    _known_track(track)
+    typer.echo(render_prompt(bundle, checkpoint, template, track), nl=False)

@@ -39,3 +39,9 @@ def test_stdin_and_deterministic_environment(tmp_path: Path):
     result = process.run([sys.executable, "-c", script], tmp_path, env, b"hi", 10.0)
     assert result.stdout.decode() == f"HI UTC C.UTF-8 {tmp_path}\n"
     assert env["HOME"] == str(tmp_path / "home")
+
+
+def test_a_process_ignoring_sigterm_is_killed_after_the_grace_period(tmp_path: Path):
+    script = "import signal as s, time; s.signal(s.SIGTERM, s.SIG_IGN); print('up', flush=True); time.sleep(9)"
+    result = process.run([sys.executable, "-c", script], tmp_path, {}, None, 1.0)
+    assert (result.timed_out, result.exit_code, result.stdout) == (True, -9, b"up\n")

@@ -6,6 +6,7 @@ and a timeout that kills its whole process group.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -17,8 +18,8 @@ from pathlib import Path
 OUTPUT_LIMIT = 8 * 1024 * 1024
 """Bytes kept per output stream; the rest is read and dropped so the process never blocks."""
 
-KILL_GRACE = 0.5
-"""Seconds between SIGTERM and SIGKILL when a process group is torn down."""
+KILL_GRACE = 0.2
+"""Seconds a process may take to exit after SIGTERM before its group gets SIGKILL."""
 
 
 def base_environment(home: Path, tmp: Path) -> dict[str, str]:
@@ -94,14 +95,15 @@ class Process:
             pass  # the process exited without reading all its input: not an error of ours
 
     def kill(self) -> None:
-        """SIGTERM the process group, then SIGKILL whatever is left after ``KILL_GRACE``."""
-        for sig, pause in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, 0)):
+        """SIGTERM the process group, give the process up to ``KILL_GRACE`` seconds to exit,
+        then SIGKILL whatever is left of the group."""
+        for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
                 os.killpg(self.popen.pid, sig)
             except ProcessLookupError:
                 return
-            if self.popen.poll() is None:
-                time.sleep(pause)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.popen.wait(KILL_GRACE)
 
     def wait(self, timeout: float) -> ProcessResult:
         """Wait up to ``timeout`` seconds, then tear the group down and collect the result."""

@@ -40,6 +40,7 @@ class Track(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     setup: list[SetupStep] = []
     entry: str
+    setup_note: dict[str, str] = {}
 
 
 class SetupError(Exception):

@@ -1,0 +1,23 @@
+"""Agent prompts render a checkpoint's spec for a track inside a template."""
+
+from conftest import ROOT, scbench
+
+
+def test_prompt_renders_the_entry_command_per_track():
+    done = scbench("prompt", ROOT / "problems/code_search", "-c", 2, "--track", "node", "--template", "just-solve")
+    assert done.returncode == 0, done.stderr
+    assert "<entry_command>" not in done.stdout
+    assert "node code_search.js" in done.stdout
+    assert "Add any new npm dependency to package.json." in done.stdout
+
+
+def test_first_checkpoint_is_not_a_continuation():
+    done = scbench("prompt", ROOT / "problems/code_search", "-c", 1, "--template", "plan-first")
+    assert "Use a virtual environment in .venv and list every dependency in requirements.txt." in done.stdout
+    assert ".venv/bin/python code_search.py" in done.stdout
+
+
+def test_unknown_template_is_a_usage_error():
+    done = scbench("prompt", ROOT / "problems/code_search", "-c", 1, "--template", "nope")
+    assert done.returncode == 2
+    assert "unknown template 'nope'" in done.stderr
