@@ -1,0 +1,39 @@
+"""The lint command as a real subprocess: exit codes and printed findings."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.conftest import FIXTURES, ROOT
+
+RUN_LINT = "import typer; from scbench.lint.command import lint; typer.run(lint)"
+
+
+def lint(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", RUN_LINT, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_error_findings_exit_1_and_are_printed_with_counts() -> None:
+    done = lint(str(FIXTURES / "leaky"))
+    assert done.returncode == 1
+    assert "checkpoint_1.md:24: error[import]: from collections import Counter" in done.stdout
+    assert done.stdout.rstrip().endswith("22 error(s), 7 warning(s)")
+
+
+def test_warnings_only_exit_0() -> None:
+    done = lint(str(FIXTURES / "kv"))
+    assert (done.returncode, done.stdout.splitlines()[-1]) == (0, "0 error(s), 1 warning(s)")
+
+
+def test_examples_flag_runs_the_examples() -> None:
+    done = lint(str(FIXTURES / "lint_examples"), "--examples")
+    assert done.returncode == 1
+    assert "checkpoint_1.md:44: error[example-disagrees]" in done.stdout
+
+
+def test_a_problem_that_does_not_compile_exits_2() -> None:
+    done = lint(str(FIXTURES / "no_such_problem"))
+    assert done.returncode == 2
+    assert "no such problem directory" in done.stderr

@@ -1,0 +1,89 @@
+"""Spec and suite lint on real problem directories: the planted leaks of tests/fixtures/leaky, the shipped problems."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scbench.lint import lint_problem, lint_specs, lint_suite
+from scbench.lint.finding import Finding
+from scbench.problem import load
+from tests.conftest import FIXTURES, ROOT
+
+LEAKY = FIXTURES / "leaky"
+SHIPPED = [path for path in (ROOT / "problems" / "code_search", ROOT / "problems" / "dynamic_config_service_api")
+           if (path / "config.yaml").exists()]
+
+
+def test_every_planted_spec_leak_is_found_once() -> None:
+    found = [(f.rule, f.line, f.severity) for f in lint_specs(LEAKY, load(LEAKY))]
+    assert found == [
+        ("language-prescription", 20, "error"),   # Write it in Python
+        ("code-name", 21, "warning"),             # `count_words`
+        ("internal-structure", 21, "error"),      # Define a function called
+        ("code-signature", 22, "error"),          # def count_words(text):
+        ("type-annotation", 23, "error"),         # counts: dict[str, int]
+        ("import", 24, "error"),                  # from collections import Counter
+        ("library-hint", 25, "error"),            # Use the argparse module
+        ("data-structure-hint", 26, "error"),     # Store the counts in a dictionary
+        ("global-state", 27, "error"),            # a singleton
+        ("source-file", 28, "error"),             # printer.py
+        ("source-file", 28, "error"),             # tally/reader.py
+        ("language-idiom", 29, "error"),          # FileNotFoundError
+        ("language-idiom", 29, "error"),          # raises
+        ("language-literal", 30, "error"),        # `None`
+        ("call-name", 31, "error"),               # normalize_word()
+        ("qualified-name", 32, "warning"),        # collections.OrderedDict
+        ("hidden-tests", 33, "error"),            # cases/checkpoint_1/core.yaml
+        ("hidden-tests", 33, "error"),            # hidden tests
+        ("language-idiom", 34, "error"),          # list comprehension
+        ("language-idiom", 34, "error"),          # self.words
+        ("code-name", 35, "warning"),             # wordCount
+        ("code-block", 37, "error"),              # ```python block that no file label introduces
+    ]
+
+
+def test_contract_words_and_the_allow_list_are_not_flagged() -> None:
+    texts = {f.text for f in lint_specs(LEAKY, load(LEAKY))}
+    # usage-line words, JSON fields of the example, and `case_fold` from config.yaml lint.allow
+    assert not texts & {"--top", "top", "count", "word", "total", "case_fold", "tally"}
+
+
+def test_finding_render_names_place_text_why_and_fix() -> None:
+    finding = next(f for f in lint_specs(LEAKY, load(LEAKY)) if f.rule == "import")
+    assert finding.render() == (
+        "checkpoint_1.md:24: error[import]: from collections import Counter\n"
+        "    why: an import names a module or library of one language (design rules 1 and 3)\n"
+        "    fix: remove it: the solution chooses its own modules and libraries")
+
+
+@pytest.mark.parametrize("problem", SHIPPED, ids=lambda path: path.name)
+def test_shipped_specs_have_no_error_findings(problem: Path) -> None:
+    errors = [f.render() for f in lint_specs(problem, load(problem)) if f.severity == "error"]
+    assert errors == []
+
+
+def test_suite_lint_finds_weak_cases_and_unused_data() -> None:
+    found = [(f.file, f.line, f.rule, f.text) for f in lint_suite(LEAKY, load(LEAKY))]
+    assert found == [
+        ("cases/checkpoint_1", 0, "no-error-cases", "checkpoint_1"),
+        ("cases/checkpoint_1/core.yaml", 8, "duplicate-case", "basic_again: same inputs as basic"),
+        ("cases/checkpoint_1/core.yaml", 13, "no-expectation", "top_unchecked: step 1"),
+        ("cases/checkpoint_1/core.yaml", 15, "accepts-anything", "anything_regex: step 1"),
+        ("cases/checkpoint_1/core.yaml", 19, "accepts-anything", "anything_exit: step 1"),
+        ("cases/checkpoint_1/core.yaml", 22, "accepts-anything", "anything_wildcard: step 1"),
+        ("data/texts/unused.txt", 0, "unused-data", "texts/unused.txt"),
+    ]
+
+
+def test_suite_lint_is_quiet_on_a_sound_suite() -> None:
+    kv = FIXTURES / "kv"
+    assert [(f.rule, f.text) for f in lint_suite(kv, load(kv))] == [("no-error-cases", "checkpoint_2")]
+
+
+def test_lint_problem_is_specs_plus_suite_sorted() -> None:
+    bundle = load(LEAKY)
+    combined = lint_problem(LEAKY, bundle)
+    assert combined == sorted(lint_specs(LEAKY, bundle) + lint_suite(LEAKY, bundle))
+    assert all(isinstance(finding, Finding) for finding in combined) and len(combined) == 29
