@@ -70,6 +70,7 @@ class Example:
 
     @property
     def command(self) -> str:
+        """The example's commands as the spec writes them, joined with `` ; ``."""
         return " ; ".join(f"$ {ENTRY_PLACEHOLDER} {shlex.join(step.args)}" for step in self.steps)
 
 

@@ -72,9 +72,9 @@ class SpecRule:
         return (inside or not self.code_only) and text not in ctx.allow and not self.contract(text, ctx)
 
 
-def rule(id: str, pattern: str, why: str, fix: str, **options) -> SpecRule:  # noqa: A002
-    """A :class:`SpecRule` of severity error with ``pattern`` compiled (``(?i)`` inline where needed)."""
-    return SpecRule(id, options.pop("severity", "error"), re.compile(pattern), why, fix, **options)
+def rule(rule_id: str, pattern: str, why: str, fix: str, **options) -> SpecRule:
+    """A :class:`SpecRule` (severity error unless ``severity=`` is given) with ``pattern`` compiled."""
+    return SpecRule(rule_id, options.pop("severity", "error"), re.compile(pattern), why, fix, **options)
 
 
 RULES: tuple[SpecRule, ...] = (
