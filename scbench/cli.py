@@ -9,8 +9,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.syntax import Syntax
 
 from scbench import evaluate as evaluation
+from scbench.bless import bless
 from scbench.check import check
 from scbench.problem import load
 from scbench.prompts import render_prompt, templates
@@ -18,7 +20,7 @@ from scbench.quality.command import metrics
 from scbench.report.junit import write_junit
 from scbench.report.terminal import print_check, print_diagnostics, print_run
 from scbench.results import RunResults
-from scbench.run.tracks import SetupError, tracks
+from scbench.run.tracks import SetupError, prepare, tracks
 from scbench.spec.bundle import Bundle
 from scbench.spec.diagnostics import SpecError
 
@@ -135,3 +137,39 @@ def prompt_command(
     _known_checkpoint(bundle, checkpoint)
     _known_track(track)
     typer.echo(render_prompt(bundle, checkpoint, template, track), nl=False)
+
+
+@app.command("bless")
+def bless_command(
+    problem: Annotated[Path, typer.Argument(help="problems/NAME directory")],
+    checkpoint: Annotated[int, typer.Option("--checkpoint", "-c", help="checkpoint number")],
+    case: Annotated[list[str] | None, typer.Option("--case", help="only this case id (repeatable)")] = None,
+    track: Annotated[str, typer.Option("--track", "-t", help="track of the reference solution")] = "python",
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="write without asking")] = False,
+) -> None:
+    """Fill or refresh expected outputs from the reference solution, keeping wildcards that
+    still match. Shows the diff, then asks before writing (or --yes)."""
+    bundle = _bundle(problem)
+    _known_checkpoint(bundle, checkpoint)
+    _known_track(track)
+    reference = problem / "solutions" / track / f"checkpoint_{checkpoint}"
+    if not reference.is_dir():
+        raise typer.BadParameter(f"no reference solution at {reference}", param_hint="--track")
+    try:
+        edits, notes = bless(problem, bundle, checkpoint, prepare(reference, track, bundle.config.entry_file).entry,
+                             set(case or []))
+    except KeyError as error:
+        raise typer.BadParameter(error.args[0], param_hint="--case") from None
+    for note in notes:
+        console.print(f"[yellow]{note}[/]", highlight=False)
+    for edit in edits:
+        console.print(Syntax(edit.diff, "diff", theme="ansi_dark", background_color="default"))
+    if not edits:
+        console.print("every expectation already matches the reference")
+        return
+    if not (yes or (console.is_terminal and typer.confirm(f"write {len(edits)} file(s)?"))):
+        console.print("nothing written (re-run with --yes to write)")
+        raise typer.Exit(1)
+    for edit in edits:
+        edit.write()
+    console.print(f"wrote {', '.join(str(edit.path) for edit in edits)}")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import FIXTURES, scbench
 
+from conftest import FIXTURES, scbench
 from scbench.spec.bundle import Bundle
 from scbench.spec.compiler import compile_problem
 from scbench.spec.diagnostics import SpecError

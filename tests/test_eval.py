@@ -4,7 +4,6 @@ import json
 import shutil
 
 from conftest import FIXTURES, ROOT, scbench
-
 from scbench.evaluate import Target, evaluate
 from scbench.run.tracks import prepare
 from scbench.spec.compiler import compile_problem

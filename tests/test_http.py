@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import FIXTURES, processes_with, scbench
 
+from conftest import FIXTURES, processes_with, scbench
 from scbench.evaluate import Target, evaluate
 from scbench.spec.compiler import compile_problem
 

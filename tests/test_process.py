@@ -5,7 +5,6 @@ import uuid
 from pathlib import Path
 
 from conftest import processes_with
-
 from scbench.run import process
 
 

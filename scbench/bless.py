@@ -1,0 +1,194 @@
+"""``scbench bless``: fill or refresh expected outputs from a reference solution.
+
+Runs each selected case on the reference, parses every output that has an expectation
+with the expectation's format, keeps the author's wildcards where they still match, and
+proposes edits to the case files (round-trip YAML: comments and layout survive) or to the
+expected-output files they point to. Nothing is written here: the caller shows the diffs
+and writes the accepted :class:`Edit` objects.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from ruamel.yaml import YAML
+from ruamel.yaml.scalarstring import LiteralScalarString
+from ruamel.yaml.util import load_yaml_guess_indent
+
+from scbench.evaluate import CASE_KINDS
+from scbench.formats import PARSERS
+from scbench.grade import text
+from scbench.run.cli_case import CliObservation
+from scbench.run.context import RunContext
+from scbench.run.http_case import HttpObservation
+from scbench.spec.bundle import Bundle, CompiledCase
+from scbench.spec.model import OutputExpectation
+
+ANY = "[..]"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A proposed new text for one file, with its unified diff against the current text."""
+
+    path: Path
+    before: str
+    after: str
+
+    @property
+    def diff(self) -> str:
+        return "".join(difflib.unified_diff(self.before.splitlines(True), self.after.splitlines(True),
+                                            str(self.path), str(self.path)))
+
+    def write(self) -> None:
+        self.path.write_text(self.after, encoding="utf-8")
+
+
+def keep_wildcards(old: Any, new: Any) -> Any:
+    """``new``, except where ``old`` holds a wildcard that still matches it (recursively
+    through objects and equal-length lists): there ``old`` is kept."""
+    if old == ANY or (isinstance(old, str) and isinstance(new, str) and text.matches(old, new)):
+        return old
+    if isinstance(old, dict) and isinstance(new, dict):
+        return {key: keep_wildcards(old[key], value) if key in old else value for key, value in new.items()}
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [keep_wildcards(o, n) for o, n in zip(old, new, strict=True)]
+    return new
+
+
+def _csv(rows: list[dict]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else [], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+SERIALIZERS: dict[str, Callable[[Any], str]] = {
+    "text": str,
+    "lines": lambda lines: "".join(f"{line}\n" for line in lines),
+    "json": lambda value: json.dumps(value, indent=2, ensure_ascii=False) + "\n",
+    "jsonl": lambda values: "".join(json.dumps(v, ensure_ascii=False) + "\n" for v in values),
+    "yaml": lambda value: yaml.safe_dump(value, sort_keys=False, allow_unicode=True),
+    "csv": _csv,
+}
+"""Format -> writer of an expected-output file (the inverse of ``formats.PARSERS``)."""
+
+
+def _cli_actuals(obs: CliObservation) -> dict[tuple, bytes | None]:
+    result = obs.result
+    streams = {("stdout",): result.stdout, ("stderr",): result.stderr} if result else {}
+    return {**streams, **{("files", name): data for name, data in obs.files.items()}}
+
+
+ACTUALS: dict[type, Callable[[Any], dict[tuple, bytes | None]]] = {
+    CliObservation: _cli_actuals,
+    HttpObservation: lambda obs: {} if obs.error else {("body",): obs.body},
+}
+"""Observation type -> its outputs, keyed by their path under the step's ``expect``."""
+
+
+def _expectation(step: Any, key: tuple) -> OutputExpectation | None:
+    node = step.expect
+    for part in key:
+        node = node.get(part) if isinstance(node, dict) else getattr(node, part, None)
+    return node
+
+
+def _step_node(case_node: Any, index: int) -> Any:
+    return case_node["steps"][index] if "steps" in case_node else case_node
+
+
+def _set_inline(expect_node: Any, key: tuple, value: Any) -> None:
+    parent = expect_node
+    for part in key[:-1]:
+        parent = parent[part]
+    shown = LiteralScalarString(value) if isinstance(value, str) and "\n" in value.rstrip("\n") else value
+    if isinstance(parent[key[-1]], str):
+        parent[key[-1]] = shown
+    else:
+        parent[key[-1]]["value"] = shown
+
+
+class _CaseFile:
+    """One case file opened for round-trip editing, plus edits to the files it points to."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.before = path.read_text(encoding="utf-8")
+        self.document, indent, offset = load_yaml_guess_indent(self.before)
+        self.yaml = YAML()
+        self.yaml.preserve_quotes = True
+        self.yaml.width = 120
+        indent, offset = indent or 2, offset or 0
+        self.yaml.indent(mapping=max(indent - offset, 2), sequence=indent, offset=offset)
+        self.changed = False
+        self.side_files: list[Edit] = []
+        self.notes: list[str] = []
+
+    def edits(self) -> list[Edit]:
+        buffer = io.StringIO()
+        self.yaml.dump(self.document, buffer)
+        own = [Edit(self.path, self.before, buffer.getvalue())] if self.changed else []
+        return own + [edit for edit in self.side_files if edit.before != edit.after]
+
+
+def _refresh(file: _CaseFile, compiled: CompiledCase, observations: list) -> None:
+    case_node = file.document["cases"][compiled.index]
+    for index, obs in enumerate(observations):
+        expect_node = _step_node(case_node, index)["expect"]
+        for key, raw in ACTUALS[type(obs)](obs).items():
+            spec = _expectation(obs.step, key)
+            if spec is None or raw is None:
+                continue
+            try:
+                actual = PARSERS[spec.format](raw.decode("utf-8", errors="replace"))
+            except ValueError as error:
+                file.notes.append(f"{compiled.case.id}: {'.'.join(key)} left as is, not valid {spec.format}: {error}")
+                continue
+            value = keep_wildcards(spec.value, actual)
+            if value == spec.value:
+                continue
+            authored = _expectation_node(expect_node, key)
+            if isinstance(authored, dict) and "file" in authored:
+                target = file.path.parent / authored["file"]
+                before = target.read_text(encoding="utf-8") if target.exists() else ""
+                file.side_files.append(Edit(target, before, SERIALIZERS[spec.format](value)))
+            else:
+                _set_inline(expect_node, key, value)
+                file.changed = True
+
+
+def _expectation_node(expect_node: Any, key: tuple) -> Any:
+    node = expect_node
+    for part in key:
+        node = node[part]
+    return node
+
+
+def bless(root: Path, bundle: Bundle, number: int, entry: list[str],
+          case_ids: set[str] | None = None) -> tuple[list[Edit], list[str]]:
+    """Proposed edits that make checkpoint ``number``'s expectations (all cases, or those
+    in ``case_ids``) equal to what the solution started by ``entry`` prints, wildcards kept,
+    and notes on outputs left alone. Raises ``KeyError`` for an unknown case id."""
+    cases = bundle.checkpoint(number).cases
+    unknown = (case_ids or set()) - {c.case.id for c in cases}
+    if unknown:
+        raise KeyError(f"no case {', '.join(sorted(unknown))} in checkpoint {number}")
+    ctx = RunContext(entry=entry, data=bundle.data_dir(), env=bundle.checkpoint(number).config.env)
+    files: dict[str, _CaseFile] = {}
+    for compiled in cases:
+        if case_ids and compiled.case.id not in case_ids:
+            continue
+        file = files.setdefault(compiled.source, _CaseFile(root / compiled.source))
+        _refresh(file, compiled, CASE_KINDS[compiled.case.kind].run(compiled.case, ctx))
+    return ([edit for file in files.values() for edit in file.edits()],
+            [note for file in files.values() for note in file.notes])
