@@ -8,7 +8,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scbench.evaluate import Target, evaluate
+from scbench.evaluate import Target, evaluate, with_quality
+from scbench.flaky import find_flaky
+from scbench.lint import check_examples, lint_problem
+from scbench.mutants import MutationScore, mutation_score
 from scbench.results import RunResults
 from scbench.run.tracks import SetupError, tracks
 from scbench.spec.bundle import Bundle
@@ -27,10 +30,13 @@ class Reference:
 
 @dataclass
 class CheckReport:
-    """The runs made and the inconsistencies found (each a one-line explanation)."""
+    """The runs made, the inconsistencies found (each explained), lint warnings, and mutation
+    scores when asked for."""
 
     runs: list[tuple[Reference, RunResults]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    mutation: list[MutationScore] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -65,14 +71,7 @@ def _run_problems(ref: Reference, results: RunResults) -> Iterator[str]:
                        f"{step.name}: {failure.target}: {failure.message}")
 
 
-def check(root: Path, bundle: Bundle, run: Callable[[Bundle, int, Target], RunResults] | None = None) -> CheckReport:
-    """Run every usable reference of the problem at ``root`` and collect inconsistencies:
-    layout errors, setup failures and every failing case. ``run`` defaults to
-    :func:`scbench.evaluate.evaluate` (the CLI passes one with a progress bar)."""
-    run = run or evaluate
-    report = CheckReport()
-    found = list(references(root))
-    report.problems += _layout_problems(root, bundle, found)
+def _run_references(root: Path, bundle: Bundle, found: list[Reference], run, report: CheckReport) -> None:
     for ref in found:
         if ref.track not in tracks() or ref.number > len(bundle.checkpoints):
             continue
@@ -81,6 +80,40 @@ def check(root: Path, bundle: Bundle, run: Callable[[Bundle, int, Target], RunRe
         except SetupError as error:
             report.problems.append(f"{ref.path.relative_to(root)}: setup failed: {error}")
             continue
-        report.runs.append((ref, results))
+        previous = ref.path.with_name(f"checkpoint_{ref.number - 1}")
+        report.runs.append((ref, with_quality(results, ref.path, previous if previous.is_dir() else None)))
         report.problems += _run_problems(ref, results)
+
+
+def _lint(root: Path, bundle: Bundle, report: CheckReport) -> None:
+    python_runs = {ref.number: results for ref, results in report.runs if ref.track == "python"}
+    for finding in sorted(lint_problem(root, bundle) + check_examples(root, bundle, python_runs)):
+        (report.problems if finding.severity == "error" else report.warnings).append(finding.render())
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """What ``check`` does beyond running the references: ``repeat`` > 1 reruns every case that
+    many times to find flaky ones; ``mutants`` computes the mutation score of each python reference."""
+
+    repeat: int = 1
+    mutants: bool = False
+
+
+def check(root: Path, bundle: Bundle, run: Callable[[Bundle, int, Target], RunResults] | None = None,
+          options: CheckOptions = CheckOptions()) -> CheckReport:
+    """Run every usable reference of the problem at ``root``, lint the problem, and collect
+    inconsistencies: layout errors, setup failures, failing cases, lint errors (warnings are
+    kept apart), flaky cases, and, on request, mutation scores. ``run`` defaults to
+    :func:`scbench.evaluate.evaluate` (the CLI passes one with a progress bar)."""
+    report = CheckReport()
+    found = list(references(root))
+    report.problems += _layout_problems(root, bundle, found)
+    _run_references(root, bundle, found, run or evaluate, report)
+    _lint(root, bundle, report)
+    for ref, _ in report.runs if options.repeat > 1 else []:
+        report.problems += [f"{ref.track}: flaky case {key}"
+                            for key in find_flaky(bundle, ref.number, Target(ref.path, ref.track), options.repeat)]
+    report.mutation = [mutation_score(bundle, ref.number, ref.path) for ref, _ in report.runs
+                       if options.mutants and ref.track == "python"]
     return report

@@ -13,7 +13,8 @@ from rich.syntax import Syntax
 
 from scbench import evaluate as evaluation
 from scbench.bless import bless
-from scbench.check import check
+from scbench.check import CheckOptions, check
+from scbench.lint.command import lint
 from scbench.problem import load
 from scbench.prompts import render_prompt, templates
 from scbench.quality.command import metrics
@@ -27,7 +28,8 @@ from scbench.spec.diagnostics import SpecError
 app = typer.Typer(help="Iterative coding benchmarks as data: compile, run, grade, measure.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
 app.command("metrics")(metrics)
-console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
+app.command("lint")(lint)
+console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 ProblemArg = Annotated[Path, typer.Argument(help="problems/NAME directory or a compiled NAME-HASH.scb.json")]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="cases run in parallel [default: CPU count]")]
@@ -92,15 +94,18 @@ def eval_command(
                                               "paths are relative to the solution, {solution} is its dir")] = None,
     jobs: Jobs = None,
     out: Annotated[Path, typer.Option(help="where results.json and junit.xml go")] = Path("results"),
+    previous: Annotated[Path | None, typer.Option(help="the previous checkpoint's snapshot, for quality deltas",
+                                                  exists=True, file_okay=False)] = None,
 ) -> None:
-    """Run a checkpoint's cases (plus regressions) against a solution. Exit 1 unless strict-solved."""
+    """Run a checkpoint's cases (plus regressions) against a solution and measure its erosion
+    and verbosity. Exit 1 unless strict-solved."""
     if track is not None:
         _known_track(track)
     bundle = _bundle(problem)
     _known_checkpoint(bundle, checkpoint)
     target = evaluation.Target(solution, None if entry else track or "python", entry)
     try:
-        results = with_progress(jobs)(bundle, checkpoint, target)
+        results = evaluation.with_quality(with_progress(jobs)(bundle, checkpoint, target), solution, previous)
     except SetupError as error:
         console.print(f"[red]setup failed for {solution}:[/] {error}", highlight=False)
         raise typer.Exit(1) from None
@@ -113,11 +118,17 @@ def eval_command(
 
 
 @app.command("check")
-def check_command(problem: Annotated[Path, typer.Argument(help="problems/NAME directory")], jobs: Jobs = None) -> None:
-    """Compile, then run every reference solution of every track on its checkpoint plus
-    regressions. Exit 1 on any inconsistency, 2 if the problem does not compile."""
+def check_command(
+    problem: Annotated[Path, typer.Argument(help="problems/NAME directory")],
+    jobs: Jobs = None,
+    repeat: Annotated[int, typer.Option(help="run every case N times and report flaky ones", min=1)] = 1,
+    mutants: Annotated[bool, typer.Option("--mutants", help="mutation score of each python reference")] = False,
+) -> None:
+    """Compile, lint, then run every reference solution of every track on its checkpoint plus
+    regressions. Exit 1 on any inconsistency (lint errors included, warnings not), 2 if the
+    problem does not compile."""
     bundle = _bundle(problem)
-    report = check(problem, bundle, with_progress(jobs))
+    report = check(problem, bundle, with_progress(jobs), CheckOptions(repeat, mutants))
     print_check(console, report)
     raise typer.Exit(0 if report.ok else 1)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from scbench.grade.cli import grade_cli_step
 from scbench.grade.http import grade_http_step
+from scbench.quality import delta, measure
 from scbench.results import CaseResult, RunResults, StepResult, Summary
 from scbench.run.cli_case import run_cli_case
 from scbench.run.context import RunContext
@@ -91,3 +92,11 @@ def evaluate(bundle: Bundle, number: int, target: Target, jobs: int | None = Non
     return RunResults(problem=bundle.config.name, checkpoint=checkpoint.name, track=target.track, entry=entry,
                       solution=str(target.solution), bundle=bundle.digest, summary=Summary.of(cases),
                       duration_s=round(time.monotonic() - started, 3), cases=cases)
+
+
+def with_quality(results: RunResults, snapshot: Path, previous: Path | None = None) -> RunResults:
+    """``results`` with the snapshot's erosion and verbosity (and their parts) recorded, plus
+    ``delta`` (after minus before, per figure) from the ``previous`` checkpoint's snapshot."""
+    report = measure(snapshot)
+    change = delta(measure(previous), report) if previous is not None else None
+    return results.model_copy(update={"quality": {**report.to_dict(), "delta": change}})

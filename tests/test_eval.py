@@ -105,3 +105,22 @@ def test_check_is_green_on_fixtures_and_red_on_a_wrong_expectation(kv, tmp_path)
     assert done.returncode == 1
     assert "set_then_get [core] (cases/checkpoint_1/core.yaml:3) get: stdout: text differs" in done.stderr
     assert "set_then_get [regression]" in done.stderr
+
+
+def test_check_fails_on_a_spec_leak_and_reports_mutation_scores(kv, tmp_path):
+    leaky = tmp_path / "kv"
+    shutil.copytree(kv, leaky)
+    spec = leaky / "checkpoint_1.md"
+    spec.write_text(spec.read_text() + "\nKeep the pairs in a global dict named STORE.\n")
+    done = scbench("check", leaky, "--repeat", "2", "--mutants")
+    assert done.returncode == 1
+    assert "checkpoint_1.md:8: error[data-structure-hint]: Keep the pairs in a global dict" in done.stderr
+    assert "mutation score (python references)" in done.stderr
+    assert "flaky" not in done.stderr
+
+
+def test_shipped_problems_are_consistent():
+    for problem in sorted((ROOT / "problems").iterdir()):
+        done = scbench("check", problem)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.stderr.rstrip().endswith("consistent")

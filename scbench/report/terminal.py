@@ -33,11 +33,12 @@ def print_failure(console: Console, case: CaseResult) -> None:
 def summary_table(results: RunResults) -> Table:
     """Per-category passed/total and strict / isolated / core for one run."""
     table = Table(title=f"{results.problem} {results.checkpoint}  ({results.duration_s:.1f}s)")
-    for column in (*CATEGORIES, "strict", "isolated", "core"):
+    for column in (*CATEGORIES, "strict", "isolated", "core", "erosion", "verbosity"):
         table.add_column(column, justify="right", min_width=len(column), no_wrap=True)
     counts = results.summary.counts
     table.add_row(*(f"{counts[c].passed}/{counts[c].total}" for c in CATEGORIES),
-                  *(MARK[ok] for ok in (results.summary.strict, results.summary.isolated, results.summary.core)))
+                  *(MARK[ok] for ok in (results.summary.strict, results.summary.isolated, results.summary.core)),
+                  *(quality_cell(results.quality, figure) for figure in ("erosion", "verbosity")))
     return table
 
 
@@ -49,23 +50,49 @@ def print_run(console: Console, results: RunResults) -> None:
     console.print(summary_table(results))
 
 
+def quality_cell(quality: dict | None, figure: str) -> str:
+    """``0.123 (+0.010)``: a figure of a results' quality record and its delta, if any."""
+    if quality is None:
+        return "-"
+    change = (quality.get("delta") or {}).get(figure)
+    return f"{quality[figure]:.3f}" + (f" ({change:+.3f})" if change is not None else "")
+
+
 def check_table(report: CheckReport) -> Table:
     """One row per reference run: track, checkpoint, per-category counts, strict, seconds."""
     table = Table(title="reference solutions")
-    for column in ("track", "checkpoint", *CATEGORIES, "strict", "seconds"):
+    for column in ("track", "checkpoint", *CATEGORIES, "strict", "seconds", "erosion", "verbosity"):
         table.add_column(column, justify="left" if column in ("track", "checkpoint") else "right",
                          min_width=len(column), no_wrap=True)
     for ref, results in report.runs:
         counts = results.summary.counts
         table.add_row(ref.track, results.checkpoint, *(f"{counts[c].passed}/{counts[c].total}" for c in CATEGORIES),
-                      MARK[results.summary.strict], f"{results.duration_s:.1f}")
+                      MARK[results.summary.strict], f"{results.duration_s:.1f}",
+                      *(quality_cell(results.quality, figure) for figure in ("erosion", "verbosity")))
+    return table
+
+
+def mutation_table(report: CheckReport) -> Table:
+    """Per checkpoint: mutants killed by the cases, the score, and where the survivors are."""
+    table = Table(title="mutation score (python references)")
+    for column in ("checkpoint", "killed", "score", "survivors"):
+        table.add_column(column)
+    for score in report.mutation:
+        survivors = ", ".join(f"{m.file}:{m.line} {m.description}" for m in score.survivors[:5])
+        more = f" (+{len(score.survivors) - 5} more)" if len(score.survivors) > 5 else ""
+        table.add_row(score.checkpoint, f"{score.killed}/{score.total}", f"{score.score:.2f}", survivors + more)
     return table
 
 
 def print_check(console: Console, report: CheckReport) -> None:
-    """The reference table, then every inconsistency, then the verdict."""
+    """The reference table, mutation scores if any, warnings, every inconsistency, the verdict."""
     console.print(check_table(report))
+    if report.mutation:
+        console.print(mutation_table(report))
+    for warning in report.warnings:
+        console.print(Text(f"  ! {warning}", "yellow"), highlight=False)
     for problem in report.problems:
         console.print(Text(f"  ✗ {problem}", "red"), highlight=False)
-    verdict = "[bold green]consistent[/]" if report.ok else f"[bold red]{len(report.problems)} inconsistencies[/]"
-    console.print(verdict)
+    count = len(report.problems)
+    noun = "inconsistency" if count == 1 else "inconsistencies"
+    console.print(f"[bold red]{count} {noun}[/]" if count else "[bold green]consistent[/]")
