@@ -124,3 +124,17 @@ def test_shipped_problems_are_consistent():
         done = scbench("check", problem)
         assert done.returncode == 0, done.stderr[-3000:]
         assert done.stderr.rstrip().endswith("consistent")
+
+
+def test_regression_ignore_drops_fields_a_later_checkpoint_adds(kv, tmp_path):
+    root = tmp_path / "kv"
+    shutil.copytree(kv, root)
+    solution = root / "solutions/python/checkpoint_2/kv.py"
+    solution.write_text(solution.read_text().replace('{"key": key, "value": value}',
+                                                     '{"key": key, "value": value, "bytes": len(value)}'))
+    failing = evaluate(compile_problem(root), 2, Target(solution.parent, "python"))
+    assert [(c.id, c.category) for c in failing.cases if not c.passed] == [("dump_sorted", "regression")]
+    config = root / "config.yaml"
+    config.write_text(config.read_text().replace("checkpoint_2: {order: 2}",
+                                                 'checkpoint_2: {order: 2, regression_ignore: ["$[*].bytes"]}'))
+    assert evaluate(compile_problem(root), 2, Target(solution.parent, "python")).summary.strict

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import yaml
 
-from scbench.spec.model import Base64File, CopyFile, InputFile, JsonFile, TextFile, YamlFile
+from scbench.spec.model import Base64File, CopyFile, InputFile, JsonFile, JsonlFile, TextFile, YamlFile
 
 WRITERS: dict[type, Callable[[Path, object, Path], None]] = {
     str: lambda target, spec, data: target.write_text(spec, encoding="utf-8"),
     TextFile: lambda target, spec, data: target.write_text(spec.text, encoding="utf-8"),
     JsonFile: lambda target, spec, data: target.write_text(json.dumps(spec.json_, indent=2) + "\n"),
+    JsonlFile: lambda target, spec, data: target.write_text("".join(json.dumps(v) + "\n" for v in spec.jsonl)),
     YamlFile: lambda target, spec, data: target.write_text(yaml.safe_dump(spec.yaml_, sort_keys=False)),
     Base64File: lambda target, spec, data: target.write_bytes(base64.b64decode(spec.base64)),
     CopyFile: lambda target, spec, data: (shutil.copytree if (data / spec.copy_).is_dir() else shutil.copy)(

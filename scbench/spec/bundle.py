@@ -17,6 +17,7 @@ from pydantic import Field
 
 from scbench.paths import CACHE
 from scbench.spec.model import Case, CheckpointConfig, ProblemConfig, Strict
+from scbench.spec.normalize import ignoring
 
 
 class CompiledCase(Strict):
@@ -61,12 +62,15 @@ class Bundle(Strict):
     def suite(self, number: int) -> list[tuple[CompiledCase, str]]:
         """The cases graded at checkpoint ``number`` as ``(case, category)`` pairs: its own
         cases with their category, then (if ``include_prior_tests``) every earlier
-        checkpoint's cases as ``regression`` (SlopCodeBench paper section 2.4)."""
+        checkpoint's cases as ``regression`` (SlopCodeBench paper section 2.4), their structured
+        outputs also ignoring this checkpoint's ``regression_ignore`` paths."""
         current = self.checkpoint(number)
         own = [(case, case.case.category) for case in current.cases]
         if not current.config.include_prior_tests:
             return own
-        earlier = [case for cp in self.checkpoints if cp.config.order < number for case in cp.cases]
+        paths = current.config.regression_ignore
+        earlier = [case.model_copy(update={"case": ignoring(case.case, paths)})
+                   for cp in self.checkpoints if cp.config.order < number for case in cp.cases]
         return own + [(case, "regression") for case in earlier]
 
     def write(self, directory: Path) -> Path:

@@ -66,7 +66,7 @@ def _output_form(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
     elif output.regex:
         yield from _compile_regex(output.value, (*path, "value"))
     for index, expression in enumerate(output.ignore):
-        yield from _compile_jsonpath(expression, (*path, "ignore", index))
+        yield from compile_jsonpath(expression, (*path, "ignore", index))
     if output.sort_by and output.format == "text":
         yield (*path, "sort_by"), "sort_by needs a list format", "use format: jsonl, json, lines, yaml or csv"
 
@@ -90,7 +90,7 @@ def _compile_regex(pattern: str, path: tuple) -> Iterator[Finding]:
         yield path, f"invalid regular expression: {error}", "escape special characters with a backslash"
 
 
-def _compile_jsonpath(expression: str, path: tuple) -> Iterator[Finding]:
+def compile_jsonpath(expression: str, path: tuple) -> Iterator[Finding]:
     try:
         jsonpath.compile(expression)
     except jsonpath.JSONPathError as error:
@@ -101,7 +101,7 @@ def _capture_form(capture, path: tuple) -> Iterator[Finding]:
     if (capture.jsonpath is None) == (capture.header is None):
         yield path, "a capture needs exactly one of jsonpath and header", "e.g. {jsonpath: $.id}"
     elif capture.jsonpath is not None:
-        yield from _compile_jsonpath(capture.jsonpath, (*path, "jsonpath"))
+        yield from compile_jsonpath(capture.jsonpath, (*path, "jsonpath"))
 
 
 def _placeholders(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from scbench.spec.bundle import Bundle, CompiledCase, CompiledCheckpoint
-from scbench.spec.checks import CASE_CHECKS, CaseContext
+from scbench.spec.checks import CASE_CHECKS, CaseContext, compile_jsonpath
 from scbench.spec.diagnostics import Diagnostic, SpecError, relative, where_of
 from scbench.spec.model import CaseFile, CheckpointConfig, ProblemConfig
 from scbench.spec.normalize import normalize
@@ -52,6 +52,9 @@ def _checkpoint_diagnostics(root: Path, name: str, config: CheckpointConfig, out
     if config.order != number:
         out.add(config_file, 1, f"checkpoints.{name}.order", f"order is {config.order} but the name says {number}",
                 f"set order: {number}")
+    for index, expression in enumerate(config.regression_ignore):
+        for _, message, hint in compile_jsonpath(expression, ()):
+            out.add(config_file, 1, f"checkpoints.{name}.regression_ignore[{index}]", message, hint)
     if not (root / f"{name}.md").is_file():
         out.add(root / f"{name}.md", 0, "", "the spec file is missing", f"write the spec the agent sees in {name}.md")
     if not any((root / "cases" / name).glob("*")):

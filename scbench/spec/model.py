@@ -60,6 +60,12 @@ class YamlFile(Strict):
     yaml_: Any = Field(alias="yaml")
 
 
+class JsonlFile(Strict):
+    """A file written as JSON Lines: one compact JSON value per line."""
+
+    jsonl: list[Any]
+
+
 class Base64File(Strict):
     """A file written from base64-encoded bytes (for non-UTF-8 content)."""
 
@@ -73,7 +79,7 @@ class CopyFile(Strict):
 
 
 InputFile = Annotated[
-    str | TextFile | JsonFile | YamlFile | Base64File | CopyFile,
+    str | TextFile | JsonFile | JsonlFile | YamlFile | Base64File | CopyFile,
     Field(description="a bare string is shorthand for {text: ...}"),
 ]
 
@@ -251,6 +257,9 @@ class CheckpointConfig(Strict):
     include_prior_tests: bool = True
     timeout: float | None = Field(None, gt=0, description="seconds; overrides the problem's timeout")
     env: dict[str, str] = Field(default_factory=dict)
+    regression_ignore: list[str] = Field(
+        default_factory=list, description="JSONPaths removed from every structured output of earlier "
+        "checkpoints' cases when they run as regressions here (fields this checkpoint adds)")
 
 
 class ProblemConfig(Strict):

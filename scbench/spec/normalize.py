@@ -56,3 +56,24 @@ def normalize(case: CliCase | HttpCase, ctx: CaseContext) -> CliCase | HttpCase:
         return case.model_copy(update={**common, "steps": steps, "server": case.server or ctx.problem.server})
     steps = [_cli_step(step, ctx, case.timeout) for _, step in cli_steps(case)]
     return case.model_copy(update={**common, "steps": steps, "args": None, "stdin": None, "expect": None})
+
+
+def _ignoring(output: OutputExpectation | None, paths: list[str]) -> OutputExpectation | None:
+    if output is None or output.format == "text":
+        return output
+    return output.model_copy(update={"ignore": [*output.ignore, *paths]})
+
+
+def _step_ignoring(step: CliStep | HttpStep, paths: list[str]) -> CliStep | HttpStep:
+    expect = step.expect
+    if isinstance(step, HttpStep):
+        return step.model_copy(update={"expect": expect.model_copy(update={"body": _ignoring(expect.body, paths)})})
+    streams = {name: _ignoring(getattr(expect, name), paths) for name in ("stdout", "stderr")}
+    files = {name: _ignoring(output, paths) for name, output in expect.files.items()}
+    return step.model_copy(update={"expect": expect.model_copy(update={**streams, "files": files})})
+
+
+def ignoring(case: CliCase | HttpCase, paths: list[str]) -> CliCase | HttpCase:
+    """A compiled ``case`` whose structured outputs also ignore the JSONPaths ``paths``
+    (how a later checkpoint's ``regression_ignore`` applies to earlier cases)."""
+    return case.model_copy(update={"steps": [_step_ignoring(step, paths) for step in case.steps]}) if paths else case
