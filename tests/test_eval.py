@@ -138,3 +138,11 @@ def test_regression_ignore_drops_fields_a_later_checkpoint_adds(kv, tmp_path):
     config.write_text(config.read_text().replace("checkpoint_2: {order: 2}",
                                                  'checkpoint_2: {order: 2, regression_ignore: ["$[*].bytes"]}'))
     assert evaluate(compile_problem(root), 2, Target(solution.parent, "python")).summary.strict
+
+
+def test_the_same_cases_run_against_python_node_rust_and_java():
+    done = scbench("check", FIXTURES / "greet")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("│")[1:4] for line in done.stderr.splitlines() if "checkpoint_1" in line]
+    assert [[cell.strip() for cell in row] for row in rows] == [
+        [track, "checkpoint_1", "1/1"] for track in ("java", "node", "python", "rust")]
