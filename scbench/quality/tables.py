@@ -7,7 +7,8 @@ Keys of a table file (all lists are YAML sequences of strings):
 wheel), ``tree_sitter_function`` (the module's function returning the grammar, default ``language``),
 ``ast_grep`` (ast-grep language name), ``rules`` (directories under ``rules/`` to run), ``callables``
 (node kinds that are callables), ``decisions`` (node kinds that add 1 to CC), ``boolean_operators``
-(token kinds that add 1 to CC), ``comments`` (node kinds ignored for LOC and clones), ``name_field``
+(token kinds that add 1 to CC), ``comments`` (node kinds ignored for LOC and clones), ``imports`` (node
+kinds whose lines count for LOC but not for clones: every import block looks alike), ``name_field``
 (field of a callable node holding its name) and ``adapter`` (``tree_sitter`` or ``python``).
 """
 
@@ -35,6 +36,7 @@ class LanguageTable:
     callables: frozenset[str] = frozenset()
     decisions: frozenset[str] = frozenset()
     boolean_operators: frozenset[str] = frozenset()
+    imports: frozenset[str] = frozenset()
     tree_sitter_function: str = "language"
     name_field: str = "name"
     adapter: str = "tree_sitter"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from tree_sitter import Language, Node, Parser, TreeCursor
@@ -58,6 +58,7 @@ class _Walk:
     tokens: list[Token]
     lines: set[int]
     opened: list[_Open]
+    import_lines: set[int] = field(default_factory=set)
 
     def visit(self, node: Node, owner: _Open | None) -> object:
         kind = node.type
@@ -69,11 +70,17 @@ class _Walk:
             self.opened.append(owner)
         elif owner is not None and (kind in table.decisions or kind in table.boolean_operators):
             owner.cc += 1
+        if kind in table.imports:
+            self.import_lines.update(range(node.start_point.row + 1, node.end_point.row + 2))
         if node.child_count == 0 and node.end_byte > node.start_byte:
-            start = node.start_point.row + 1
-            self.tokens.append(Token(start, kind))
-            self.lines.update(range(start, node.end_point.row + 2))
+            self._leaf(node)
         return owner
+
+    def _leaf(self, node: Node) -> None:
+        start = node.start_point.row + 1
+        if start not in self.import_lines:
+            self.tokens.append(Token(start, node.type))
+        self.lines.update(range(start, node.end_point.row + 2))
 
 
 def walk(table: LanguageTable, root: Node) -> tuple[list[Token], set[int], list[_Open]]:

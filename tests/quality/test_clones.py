@@ -35,3 +35,11 @@ def test_clone_threshold(case: str, clone_lines: int, loc: int) -> None:
 def test_clone_pair_locations() -> None:
     report = measure(CLONES / "six_lines")
     assert [(pair.first, pair.second, pair.lines) for pair in report.clones] == [(("a.py", 1, 6), ("b.py", 1, 6), 6)]
+
+
+def test_import_blocks_are_not_clones(tmp_path) -> None:
+    imports = "".join(f"from package.module_{n} import name_{n}, other_{n}\n" for n in range(8))
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(imports)
+    report = measure(tmp_path)
+    assert (report.clone_lines, report.loc) == (0, 16)
