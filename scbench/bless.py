@@ -52,16 +52,28 @@ class Edit:
         self.path.write_text(self.after, encoding="utf-8")
 
 
+def _wildcard_holds(old: Any, new: Any) -> bool:
+    return old == ANY or (isinstance(old, str) and isinstance(new, str) and text.matches(old, new))
+
+
+def _merge_dicts(old: dict, new: dict) -> dict:
+    return {key: keep_wildcards(old[key], value) if key in old else value for key, value in new.items()}
+
+
+def _merge_lists(old: list, new: list) -> list:
+    return [keep_wildcards(o, n) for o, n in zip(old, new, strict=True)] if len(old) == len(new) else new
+
+
+MERGERS: dict[tuple[type, type], Callable[[Any, Any], Any]] = {(dict, dict): _merge_dicts, (list, list): _merge_lists}
+
+
 def keep_wildcards(old: Any, new: Any) -> Any:
     """``new``, except where ``old`` holds a wildcard that still matches it (recursively
     through objects and equal-length lists): there ``old`` is kept."""
-    if old == ANY or (isinstance(old, str) and isinstance(new, str) and text.matches(old, new)):
+    if _wildcard_holds(old, new):
         return old
-    if isinstance(old, dict) and isinstance(new, dict):
-        return {key: keep_wildcards(old[key], value) if key in old else value for key, value in new.items()}
-    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        return [keep_wildcards(o, n) for o, n in zip(old, new, strict=True)]
-    return new
+    merge = MERGERS.get((type(old), type(new)))
+    return merge(old, new) if merge else new
 
 
 def _csv(rows: list[dict]) -> str:
@@ -118,6 +130,15 @@ def _set_inline(expect_node: Any, key: tuple, value: Any) -> None:
         parent[key[-1]]["value"] = shown
 
 
+@dataclass(frozen=True)
+class _Output:
+    """One authored output expectation: its ``expect`` node in the YAML, its key there, its compiled form."""
+
+    expect_node: Any
+    key: tuple
+    spec: OutputExpectation
+
+
 class _CaseFile:
     """One case file opened for round-trip editing, plus edits to the files it points to."""
 
@@ -134,6 +155,26 @@ class _CaseFile:
         self.side_files: list[Edit] = []
         self.notes: list[str] = []
 
+    def refresh(self, label: str, output: _Output, raw: bytes) -> None:
+        """Set ``output``'s expected value (inline, or in the file it names) to ``raw`` parsed,
+        wildcards kept; an output that does not parse is noted and left alone."""
+        try:
+            actual = PARSERS[output.spec.format](raw.decode("utf-8", errors="replace"))
+        except ValueError as error:
+            self.notes.append(f"{label} left as is, not valid {output.spec.format}: {error}")
+            return
+        value = keep_wildcards(output.spec.value, actual)
+        authored = _expectation_node(output.expect_node, output.key)
+        if value == output.spec.value:
+            return
+        if isinstance(authored, dict) and "file" in authored:
+            target = self.path.parent / authored["file"]
+            before = target.read_text(encoding="utf-8") if target.exists() else ""
+            self.side_files.append(Edit(target, before, SERIALIZERS[output.spec.format](value)))
+        else:
+            _set_inline(output.expect_node, output.key, value)
+            self.changed = True
+
     def edits(self) -> list[Edit]:
         buffer = io.StringIO()
         self.yaml.dump(self.document, buffer)
@@ -147,24 +188,8 @@ def _refresh(file: _CaseFile, compiled: CompiledCase, observations: list) -> Non
         expect_node = _step_node(case_node, index)["expect"]
         for key, raw in ACTUALS[type(obs)](obs).items():
             spec = _expectation(obs.step, key)
-            if spec is None or raw is None:
-                continue
-            try:
-                actual = PARSERS[spec.format](raw.decode("utf-8", errors="replace"))
-            except ValueError as error:
-                file.notes.append(f"{compiled.case.id}: {'.'.join(key)} left as is, not valid {spec.format}: {error}")
-                continue
-            value = keep_wildcards(spec.value, actual)
-            if value == spec.value:
-                continue
-            authored = _expectation_node(expect_node, key)
-            if isinstance(authored, dict) and "file" in authored:
-                target = file.path.parent / authored["file"]
-                before = target.read_text(encoding="utf-8") if target.exists() else ""
-                file.side_files.append(Edit(target, before, SERIALIZERS[spec.format](value)))
-            else:
-                _set_inline(expect_node, key, value)
-                file.changed = True
+            if spec is not None and raw is not None:
+                file.refresh(f"{compiled.case.id}: {'.'.join(key)}", _Output(expect_node, key, spec), raw)
 
 
 def _expectation_node(expect_node: Any, key: tuple) -> Any:
@@ -174,20 +199,22 @@ def _expectation_node(expect_node: Any, key: tuple) -> Any:
     return node
 
 
+def _selected(cases: list[CompiledCase], case_ids: set[str] | None, number: int) -> list[CompiledCase]:
+    unknown = (case_ids or set()) - {c.case.id for c in cases}
+    if unknown:
+        raise KeyError(f"no case {', '.join(sorted(unknown))} in checkpoint {number}")
+    return [c for c in cases if not case_ids or c.case.id in case_ids]
+
+
 def bless(root: Path, bundle: Bundle, number: int, entry: list[str],
           case_ids: set[str] | None = None) -> tuple[list[Edit], list[str]]:
     """Proposed edits that make checkpoint ``number``'s expectations (all cases, or those
     in ``case_ids``) equal to what the solution started by ``entry`` prints, wildcards kept,
     and notes on outputs left alone. Raises ``KeyError`` for an unknown case id."""
-    cases = bundle.checkpoint(number).cases
-    unknown = (case_ids or set()) - {c.case.id for c in cases}
-    if unknown:
-        raise KeyError(f"no case {', '.join(sorted(unknown))} in checkpoint {number}")
+    cases = _selected(bundle.checkpoint(number).cases, case_ids, number)
     ctx = RunContext(entry=entry, data=bundle.data_dir(), env=bundle.checkpoint(number).config.env)
     files: dict[str, _CaseFile] = {}
     for compiled in cases:
-        if case_ids and compiled.case.id not in case_ids:
-            continue
         file = files.setdefault(compiled.source, _CaseFile(root / compiled.source))
         _refresh(file, compiled, CASE_KINDS[compiled.case.kind].run(compiled.case, ctx))
     return ([edit for file in files.values() for edit in file.edits()],

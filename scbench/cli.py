@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.syntax import Syntax
 
 from scbench import evaluate as evaluation
-from scbench.bless import bless
+from scbench.bless import Edit, bless
 from scbench.check import CheckOptions, check
 from scbench.lint.command import lint
 from scbench.problem import load
@@ -173,6 +173,11 @@ def bless_command(
         raise typer.BadParameter(error.args[0], param_hint="--case") from None
     for note in notes:
         console.print(f"[yellow]{note}[/]", highlight=False)
+    _confirm_and_write(edits, yes)
+
+
+def _confirm_and_write(edits: list[Edit], yes: bool) -> None:
+    """Show each edit's diff; write them all if ``yes`` or the user agrees at a terminal, else exit 1."""
     for edit in edits:
         console.print(Syntax(edit.diff, "diff", theme="ansi_dark", background_color="default"))
     if not edits:
