@@ -122,3 +122,19 @@ def test_bundle_is_content_hashed_and_self_contained(problem, tmp_path):
     step = bundle.checkpoint(1).cases[2].case.steps[0]
     assert (step.timeout, step.expect.stderr.value, bundle.checkpoint(1).cases[2].case.category) == \
         (10.0, "error: no such[..]\n", "error")
+
+
+def test_a_case_file_that_is_not_utf8_is_a_located_error(problem):
+    (problem / "cases/checkpoint_1/bad.yaml").write_bytes(b"cases:\n  - id: caf\xe9\n")
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_1/bad.yaml:2: not UTF-8 text: invalid continuation byte at byte 18\n"
+        "    fix: save the file as UTF-8"]
+
+
+def test_a_hand_edited_bundle_is_an_error_not_a_traceback(problem, tmp_path):
+    path = Path(scbench("compile", problem, "--out", tmp_path).stdout.strip())
+    path.write_text(path.read_text().replace('"entry_file": "kv"', '"entry_file": 3'))
+    done = scbench("eval", path, "-c", 1, "-s", problem)
+    assert done.returncode == 2
+    assert "not a valid bundle (1 error(s), first: Input should be a valid string)" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -16,7 +16,7 @@ MARK = {True: Text("pass", "green"), False: Text("FAIL", "bold red")}
 def print_diagnostics(console: Console, diagnostics: list[Diagnostic]) -> None:
     """Each diagnostic as ``file:line: where: message`` and its fix, then a count."""
     for diagnostic in diagnostics:
-        console.print(Text(diagnostic.render(), "red" if not diagnostic.hint else ""), highlight=False)
+        console.print(Text(diagnostic.render()), highlight=False, soft_wrap=True)
     console.print(f"[bold red]{len(diagnostics)} error(s)[/]")
 
 
@@ -25,9 +25,10 @@ def print_failure(console: Console, case: CaseResult) -> None:
     console.print(Text.assemble(("FAIL ", "bold red"), (case.id, "bold"), f"  [{case.category}]  {case.source}"))
     for step in (s for s in case.steps if not s.passed):
         for failure in step.failures:
-            console.print(Text(f"  {step.name}: {failure.target}: {failure.message}"), highlight=False)
+            console.print(Text(f"  {step.name}: {failure.target}: {failure.message}"), highlight=False, soft_wrap=True)
             if failure.diff:
-                console.print(Text("    " + failure.diff.replace("\n", "\n    "), "dim"), highlight=False)
+                diff = "    " + failure.diff.replace("\n", "\n    ")
+                console.print(Text(diff, "dim"), highlight=False, soft_wrap=True)
 
 
 def summary_table(results: RunResults) -> Table:
@@ -90,9 +91,9 @@ def print_check(console: Console, report: CheckReport) -> None:
     if report.mutation:
         console.print(mutation_table(report))
     for warning in report.warnings:
-        console.print(Text(f"  ! {warning}", "yellow"), highlight=False)
+        console.print(Text(f"  ! {warning}", "yellow"), highlight=False, soft_wrap=True)
     for problem in report.problems:
-        console.print(Text(f"  ✗ {problem}", "red"), highlight=False)
+        console.print(Text(f"  ✗ {problem}", "red"), highlight=False, soft_wrap=True)
     count = len(report.problems)
     noun = "inconsistency" if count == 1 else "inconsistencies"
     console.print(f"[bold red]{count} {noun}[/]" if count else "[bold green]consistent[/]")

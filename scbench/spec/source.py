@@ -45,9 +45,16 @@ def read_document(path: Path, shown_as: str) -> tuple[Document | None, list[Diag
 
     Returns ``(None, [diagnostic])`` for a syntax error or an empty file, and the document
     with one diagnostic per duplicated mapping key otherwise. ``shown_as`` is the name used
-    in diagnostics. Never raises for bad content; raises ``OSError`` if the file is unreadable.
+    in diagnostics. Never raises for bad content (not UTF-8, not YAML); raises ``OSError`` if
+    the file is unreadable.
     """
-    loader = yaml.SafeLoader(path.read_text(encoding="utf-8"))
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = path.read_bytes()[: error.start].count(b"\n") + 1
+        return None, [Diagnostic(shown_as, line, "", f"not UTF-8 text: {error.reason} at byte {error.start}",
+                                 "save the file as UTF-8")]
+    loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
