@@ -72,3 +72,16 @@ def test_slow_server_times_out_per_step_and_its_children_die(fast_notes):
     assert elapsed < 8
     assert processes_with("scbench-slow-child") == []
     assert processes_with(str(SERVERS / "slow.py")) == []
+
+
+def test_polling_retries_until_the_expectations_pass_or_its_deadline(tmp_path):
+    root = tmp_path / "job"
+    shutil.copytree(FIXTURES / "notes", root)
+    step = {"request": {"path": "/job"}, "expect": {"body": {"format": "json", "value": {"state": "done"}}}}
+    cases = [{"id": "polled", "kind": "http", "steps": [{**step, "poll": {"interval": 0.05, "timeout": 5}}]},
+             {"id": "not_polled", "kind": "http", "steps": [step]}]
+    (root / "cases/checkpoint_1/errors.yaml").unlink()
+    (root / "cases/checkpoint_1/core.yaml").write_text(yaml.safe_dump({"cases": cases}))
+    results = evaluate(compile_problem(root), 1, Target(SERVERS, entry="python3 eventually.py"))
+    assert [(case.id, case.passed) for case in results.cases] == [("polled", True), ("not_polled", False)]
+    assert results.cases[1].failures[0].message == '1 difference: $.state: expected "done", actual "running"'
