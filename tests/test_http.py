@@ -85,3 +85,25 @@ def test_polling_retries_until_the_expectations_pass_or_its_deadline(tmp_path):
     results = evaluate(compile_problem(root), 1, Target(SERVERS, entry="python3 eventually.py"))
     assert [(case.id, case.passed) for case in results.cases] == [("polled", True), ("not_polled", False)]
     assert results.cases[1].failures[0].message == '1 difference: $.state: expected "done", actual "running"'
+
+
+def http_problem(tmp_path: Path, steps: list[dict]) -> Path:
+    """The notes problem's config with one HTTP case made of ``steps``."""
+    root = tmp_path / "echo"
+    shutil.copytree(FIXTURES / "notes", root)
+    (root / "cases/checkpoint_1/errors.yaml").unlink()
+    (root / "cases/checkpoint_1/core.yaml").write_text(
+        yaml.safe_dump({"cases": [{"id": "echo", "kind": "http", "steps": steps}]}))
+    return root
+
+
+def test_a_query_written_in_the_path_is_sent_and_captures_feed_expectations(tmp_path):
+    steps = [
+        {"request": {"path": "/a?b=1"}, "expect": {"body": {"format": "json", "value": {"path": "/a?b=1"},
+                                                            "subset": True}},
+         "capture": {"size": {"jsonpath": "$.length"}}},
+        {"request": {"path": "/a", "query": {"c": "2"}},
+         "expect": {"body": {"format": "json", "value": {"path": "/a?c=2", "length": "{{size}}"}}}},
+    ]
+    results = evaluate(compile_problem(http_problem(tmp_path, steps)), 1, Target(SERVERS, entry="python3 echo.py"))
+    assert [(s.name, s.failures) for s in results.cases[0].steps] == [("step 1", []), ("step 2", [])]

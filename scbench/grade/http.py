@@ -5,7 +5,7 @@ from __future__ import annotations
 from scbench.grade import text
 from scbench.grade.outputs import check_output
 from scbench.results import Failure
-from scbench.run.http_case import HttpObservation
+from scbench.run.http_case import HttpObservation, substitute
 
 
 def _status(obs: HttpObservation) -> list[Failure]:
@@ -20,7 +20,7 @@ def _status(obs: HttpObservation) -> list[Failure]:
 
 def _headers(obs: HttpObservation) -> list[Failure]:
     failures = []
-    for name, expected in obs.step.expect.headers.items():
+    for name, expected in substitute(obs.step.expect.headers, obs.known).items():
         actual = obs.headers.get(name.lower())
         if actual is None or not text.matches(expected, actual):
             failures.append(Failure(target=f"header {name}", message=f"expected {expected!r}, actual {actual!r}"))
@@ -33,6 +33,8 @@ def grade_http_step(obs: HttpObservation) -> list[Failure]:
         first, _, rest = obs.error.partition("\n")
         return [Failure(target="request", message=first, diff=rest)]
     body = obs.step.expect.body
+    if body is not None and obs.known:
+        body = body.model_copy(update={"value": substitute(body.value, obs.known)})
     body_failure = check_output("body", body, obs.body) if body is not None else None
     missing = [Failure(target=f"capture {name}", message="nothing matched in the response") for name in obs.missing]
     return _status(obs) + _headers(obs) + ([body_failure] if body_failure else []) + missing

@@ -24,7 +24,8 @@ CAPTURE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
 @dataclass(frozen=True)
 class HttpObservation:
     """One step's response (status, lower-cased headers, body bytes) or the ``error`` that
-    prevented it, the values it captured and what could not be captured."""
+    prevented it, the values it captured, what could not be captured, and every capture
+    ``known`` at this point (earlier steps' and its own: expectations may use them)."""
 
     step: HttpStep
     status: int = 0
@@ -34,6 +35,7 @@ class HttpObservation:
     error: str = ""
     captured: dict[str, Any] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
+    known: dict[str, Any] = field(default_factory=dict)
 
 
 def substitute(item: Any, captures: dict[str, Any]) -> Any:
@@ -71,12 +73,13 @@ def _capture(step: HttpStep, response: httpx.Response) -> tuple[dict[str, Any], 
 def _send(client: httpx.Client, step: HttpStep, captures: dict[str, Any]) -> HttpObservation:
     request = substitute(step.request.model_dump(by_alias=True), captures)
     started = time.monotonic()
-    response = client.request(request["method"], request["path"], params=request["query"],
+    response = client.request(request["method"], request["path"], params=request["query"] or None,
                               headers=request["headers"], json=request["json"], content=request["text"],
                               data=request["form"], timeout=step.timeout)
     captured, missing = _capture(step, response)
     return HttpObservation(step, response.status_code, {k.lower(): v for k, v in response.headers.items()},
-                           response.content, time.monotonic() - started, captured=captured, missing=missing)
+                           response.content, time.monotonic() - started, captured=captured, missing=missing,
+                           known={**captures, **captured})
 
 
 def _attempt(client: httpx.Client, step: HttpStep, captures: dict[str, Any], server: Server) -> HttpObservation:

@@ -121,6 +121,9 @@ def _captures_defined(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Fi
             yield ("steps", index, "request"), f"{{{{{name}}}}} is used before any step captures it", \
                 f"add capture: {{{name}: {{jsonpath: ...}}}} to an earlier step"
         defined |= set(step.capture)
+        for name in sorted(set(CAPTURE.findall(step.expect.model_dump_json(by_alias=True))) - defined):
+            yield ("steps", index, "expect"), f"{{{{{name}}}}} is used before any step captures it", \
+                f"add capture: {{{name}: {{jsonpath: ...}}}} to this or an earlier step"
 
 
 def _server_known(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
