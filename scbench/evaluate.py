@@ -20,7 +20,7 @@ from scbench.results import CaseResult, RunResults, StepResult, Summary
 from scbench.run.cli_case import run_cli_case
 from scbench.run.context import RunContext
 from scbench.run.http_case import run_http_case
-from scbench.run.tracks import prepare, resolve_entry
+from scbench.run.tracks import Prepared, prepare, resolve_entry
 from scbench.spec.bundle import Bundle, CompiledCase
 
 
@@ -63,11 +63,13 @@ class Target:
     track: str | None = None
     entry: str | None = None
 
-    def entry_argv(self, entry_file: str) -> list[str]:
-        """Set the solution up (cached) and return its entry argv. Raises ``SetupError``."""
-        if self.entry is not None:
-            return resolve_entry(self.entry, self.solution.resolve(), {"solution": str(self.solution.resolve())})
-        return prepare(self.solution, self.track or "python", entry_file).entry
+    def prepare(self, entry_file: str) -> Prepared:
+        """Set the solution up (cached) and return its directory and entry argv. Raises
+        ``SetupError``."""
+        if self.entry is None:
+            return prepare(self.solution, self.track or "python", entry_file)
+        directory = self.solution.resolve()
+        return Prepared(directory, resolve_entry(self.entry, directory, {"solution": str(directory)}))
 
 
 def evaluate(bundle: Bundle, number: int, target: Target, jobs: int | None = None,
@@ -78,8 +80,9 @@ def evaluate(bundle: Bundle, number: int, target: Target, jobs: int | None = Non
     checkpoint and ``SetupError`` when the solution cannot be set up."""
     started = time.monotonic()
     checkpoint = bundle.checkpoint(number)
-    entry = target.entry_argv(bundle.config.entry_file)
-    ctx = RunContext(entry=entry, data=bundle.data_dir(), env=checkpoint.config.env)
+    prepared = target.prepare(bundle.config.entry_file)
+    ctx = RunContext(entry=prepared.entry, data=bundle.data_dir(), env=checkpoint.config.env,
+                     solution=prepared.directory)
     suite = bundle.suite(number)
 
     def one(item: tuple[CompiledCase, str]) -> CaseResult:
@@ -89,7 +92,7 @@ def evaluate(bundle: Bundle, number: int, target: Target, jobs: int | None = Non
 
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 2) as pool:
         cases = list(pool.map(one, suite))
-    return RunResults(problem=bundle.config.name, checkpoint=checkpoint.name, track=target.track, entry=entry,
+    return RunResults(problem=bundle.config.name, checkpoint=checkpoint.name, track=target.track, entry=prepared.entry,
                       solution=str(target.solution), bundle=bundle.digest, summary=Summary.of(cases),
                       duration_s=round(time.monotonic() - started, 3), cases=cases)
 

@@ -9,8 +9,8 @@ from scbench.spec.bundle import Bundle
 
 def fingerprint(case: CaseResult) -> tuple:
     """What must not change between runs of a case: its verdict and each step's verdict and failures
-    (target and message; durations are ignored)."""
-    return case.passed, tuple((step.name, step.passed, tuple((f.target, f.message) for f in step.failures))
+    (target, message and diff, which shows the output; durations are ignored)."""
+    return case.passed, tuple((step.name, step.passed, tuple((f.target, f.message, f.diff) for f in step.failures))
                               for step in case.steps)
 
 

@@ -146,3 +146,28 @@ def test_the_same_cases_run_against_python_node_rust_and_java():
     rows = [line.split("│")[1:4] for line in done.stderr.splitlines() if "checkpoint_1" in line]
     assert [[cell.strip() for cell in row] for row in rows] == [
         [track, "checkpoint_1", "1/1"] for track in ("java", "node", "python", "rust")]
+
+
+SELF_MODIFYING = """\
+import sys
+from pathlib import Path
+
+counter = Path(__file__).with_name("counter.txt")
+seen = int(counter.read_text()) if counter.exists() else 0
+counter.write_text(str(seen + 1))
+print("runs before this one:", seen)
+"""
+
+
+def test_a_solution_writing_next_to_its_files_changes_neither_its_cache_nor_later_cases(kv, tmp_path):
+    solution = tmp_path / "solution"
+    solution.mkdir()
+    (solution / "kv.py").write_text(SELF_MODIFYING)
+    bundle = compile_problem(kv)
+    for target in (Target(solution, "python"), Target(solution, entry="python3 kv.py")):
+        results = evaluate(bundle, 1, target)
+        diffs = "\n".join(f.diff for case in results.cases for f in case.failures if f.target == "stdout")
+        # each case starts from a fresh copy; only the second step of set_then_get sees the first's write
+        assert sorted(line.lstrip("+ ") for line in diffs.splitlines() if line.startswith("+runs")) == [
+            "runs before this one: 0", "runs before this one: 0", "runs before this one: 1"]
+    assert sorted(p.name for p in solution.iterdir()) == ["kv.py"]

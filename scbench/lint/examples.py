@@ -220,7 +220,8 @@ class _Checked:
 def _entry(root: Path, bundle: Bundle, number: int, runs: Mapping[int, RunResults]) -> list[str]:
     if number in runs:
         return runs[number].entry
-    return Target(root / "solutions" / "python" / f"checkpoint_{number}", "python").entry_argv(bundle.config.entry_file)
+    reference = Target(root / "solutions" / "python" / f"checkpoint_{number}", "python")
+    return reference.prepare(bundle.config.entry_file).entry
 
 
 def check_examples(root: Path, bundle: Bundle,

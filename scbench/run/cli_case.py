@@ -35,7 +35,7 @@ def _run_step(step: CliStep, case: CliCase, ctx: RunContext, dirs: CaseDirs) -> 
     write_inputs(dirs.work, step.files, ctx.data)
     env = {**process.base_environment(dirs.home, dirs.tmp), **ctx.env,
            **{k: fill(v, values) for k, v in {**case.env, **step.env}.items()}}
-    argv = ctx.entry + [fill(arg, values) for arg in step.args]
+    argv = ctx.entry_in(dirs.solution_copy) + [fill(arg, values) for arg in step.args]
     stdin = step.stdin.encode() if step.stdin is not None else None
     try:
         result = process.run(argv, dirs.work, env, stdin, step.timeout)
@@ -47,6 +47,6 @@ def _run_step(step: CliStep, case: CliCase, ctx: RunContext, dirs: CaseDirs) -> 
 def run_cli_case(case: CliCase, ctx: RunContext) -> list[CliObservation]:
     """Run every step of ``case`` (compiled: steps and timeouts resolved) in one fresh
     working directory, removed afterwards; returns one observation per step."""
-    with CaseDirs() as dirs:
+    with CaseDirs(ctx.solution) as dirs:
         write_inputs(dirs.work, case.files, ctx.data)
         return [_run_step(step, case, ctx, dirs) for step in case.steps]

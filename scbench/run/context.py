@@ -11,11 +11,20 @@ PLACEHOLDER = re.compile(r"\{(cwd|data|port|host)\}")
 
 @dataclass(frozen=True)
 class RunContext:
-    """The entry argv, the bundle's data dir and the checkpoint's extra environment."""
+    """The entry argv, the bundle's data dir and the checkpoint's extra environment; with
+    ``solution`` (the directory the entry's paths point into) each case runs a private copy."""
 
     entry: list[str]
     data: Path
     env: dict[str, str] = field(default_factory=dict)
+    solution: Path | None = None
+
+    def entry_in(self, copy: Path | None) -> list[str]:
+        """The entry argv with paths inside ``solution`` moved into its per-case ``copy``."""
+        if copy is None or self.solution is None:
+            return self.entry
+        return [str(copy / Path(token).relative_to(self.solution)) if Path(token).is_relative_to(self.solution)
+                else token for token in self.entry]
 
 
 def fill(text: str, values: dict[str, str]) -> str:

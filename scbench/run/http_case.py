@@ -107,12 +107,12 @@ def run_http_case(case: HttpCase, ctx: RunContext,
     """Start a fresh server for ``case`` and run its steps in order; stop at the first step
     whose request could not be made (server dead, timeout). ``accept`` tells polling steps
     when a response is good enough. The server's process group is always killed."""
-    with CaseDirs() as dirs:
+    with CaseDirs(ctx.solution) as dirs:
         write_inputs(dirs.work, case.files, ctx.data)
         values = {"cwd": str(dirs.work), "data": str(ctx.data), "port": str(free_port()), "host": HOST}
         env = {**process.base_environment(dirs.home, dirs.tmp), **ctx.env,
                **{k: fill(v, values) for k, v in {**case.env, **case.server.env}.items()}}
-        argv = ctx.entry + [fill(arg, values) for arg in case.server.args]
+        argv = ctx.entry_in(dirs.solution_copy) + [fill(arg, values) for arg in case.server.args]
         with Server(argv, dirs.work, env, case.server.ready, int(values["port"])) as server:
             if server.error:
                 return [HttpObservation(case.steps[0], error=f"{server.error}\n{tail(server.process)}")]

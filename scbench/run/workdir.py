@@ -34,14 +34,35 @@ def write_inputs(workdir: Path, files: dict[str, InputFile], data: Path) -> None
         WRITERS[type(spec)](target, spec, data)
 
 
+ENVIRONMENT_DIRS = (".venv", "node_modules", "target", "build")
+"""Set-up products shared by every case of a solution (linked into each copy, not copied)."""
+
+CACHE_DIRS = ("__pycache__", ".git")
+
+
 class CaseDirs:
-    """``tmp/work`` (the solution's cwd), ``tmp/home`` and ``tmp/tmp``, removed on exit."""
+    """``tmp/work`` (the solution's cwd), ``tmp/home``, ``tmp/tmp`` and, given a prepared
+    ``solution``, ``tmp/solution``: its private copy, so that a solution writing next to its
+    own files changes neither the cache nor later cases. All removed on exit."""
+
+    def __init__(self, solution: Path | None = None):
+        self.solution = solution
+
+    def _copy_solution(self) -> Path:
+        target = self.root / "solution"
+        shutil.copytree(self.solution, target, symlinks=True,
+                        ignore=shutil.ignore_patterns(*ENVIRONMENT_DIRS, *CACHE_DIRS))
+        for name in ENVIRONMENT_DIRS:
+            if (self.solution / name).exists():
+                (target / name).symlink_to(self.solution / name)
+        return target
 
     def __enter__(self) -> CaseDirs:
         self.root = Path(tempfile.mkdtemp(prefix="scbench-case-"))
         self.work, self.home, self.tmp = (self.root / name for name in ("work", "home", "tmp"))
         for path in (self.work, self.home, self.tmp):
             path.mkdir()
+        self.solution_copy = self._copy_solution() if self.solution else None
         return self
 
     def __exit__(self, *exc: object) -> None:
