@@ -1,6 +1,7 @@
 """Process containment: timeouts kill the whole tree, output is bounded, the env is fixed."""
 
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -44,3 +45,16 @@ def test_a_process_ignoring_sigterm_is_killed_after_the_grace_period(tmp_path: P
     script = "import signal as s, time; s.signal(s.SIGTERM, s.SIG_IGN); print('up', flush=True); time.sleep(9)"
     result = process.run([sys.executable, "-c", script], tmp_path, {}, None, 1.0)
     assert (result.timed_out, result.exit_code, result.stdout) == (True, -9, b"up\n")
+
+
+def test_descendants_that_leave_the_session_are_killed_too(tmp_path: Path):
+    marker = f"scbench-test-{uuid.uuid4().hex}"
+    daemon = f"import os, sys, time; os.setsid(); print('up', file=sys.stderr, flush=True); time.sleep(300) # {marker}"
+    script = ("import subprocess as s, sys\n"
+              f"child = s.Popen([sys.executable, '-c', {daemon!r}], stdout=sys.stdout, stderr=s.PIPE)\n"
+              "child.stderr.readline()\n")
+    started = time.monotonic()
+    result = process.run([sys.executable, "-c", script], tmp_path, {"PATH": "/usr/bin:/bin"}, None, 10.0)
+    assert (result.exit_code, result.timed_out) == (0, False)
+    assert time.monotonic() - started < 3, "the daemon kept the stdout pipe open"
+    assert processes_with(marker) == []

@@ -1,5 +1,5 @@
 """Run one untrusted process: own session, deterministic environment, bounded output,
-and a timeout that kills its whole process group.
+and a timeout that kills its whole process group and any descendant that left it.
 
 ``spawn`` starts a process (used for servers); ``run`` starts one and waits for it.
 """
@@ -12,6 +12,7 @@ import signal
 import subprocess
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +21,23 @@ OUTPUT_LIMIT = 8 * 1024 * 1024
 
 KILL_GRACE = 0.2
 """Seconds a process may take to exit after SIGTERM before its group gets SIGKILL."""
+
+
+MARKER = "SCBENCH_PROCESS"
+"""Environment variable carrying a unique id per started process; descendants inherit it, so
+those that leave the process group (``setsid``, daemons) can still be found and killed."""
+
+
+def pids_with(needle: bytes) -> list[int]:
+    """PIDs of the processes whose environment contains ``needle`` (``NAME=value``); processes
+    that vanish or cannot be read while scanning ``/proc`` are passed over."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if needle in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+    return found
 
 
 def base_environment(home: Path, tmp: Path) -> dict[str, str]:
@@ -77,8 +95,9 @@ class Process:
 
     def __init__(self, argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None = None):
         self.started = time.monotonic()
+        self.marker = uuid.uuid4().hex
         self.popen = subprocess.Popen(
-            argv, cwd=cwd, env=env, start_new_session=True,
+            argv, cwd=cwd, env={**env, MARKER: self.marker}, start_new_session=True,
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
@@ -96,14 +115,16 @@ class Process:
 
     def kill(self) -> None:
         """SIGTERM the process group, give the process up to ``KILL_GRACE`` seconds to exit,
-        then SIGKILL whatever is left of the group."""
+        SIGKILL whatever is left of the group, then SIGKILL every process still carrying this
+        process's environment marker (descendants that left the group with setsid)."""
         for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.popen.pid, sig)
-            except ProcessLookupError:
-                return
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.popen.wait(KILL_GRACE)
+        for pid in pids_with(f"{MARKER}={self.marker}".encode()):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
     def wait(self, timeout: float) -> ProcessResult:
         """Wait up to ``timeout`` seconds, then tear the group down and collect the result."""
