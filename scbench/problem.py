@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -11,19 +12,29 @@ from scbench.spec.compiler import compile_problem
 from scbench.spec.diagnostics import Diagnostic, SpecError
 
 BUNDLE_SUFFIX = ".scb.json"
+NAMED_DIGEST = re.compile(r"-([0-9a-f]{12})\.scb\.json$")
+
+
+def _read_bundle(path: Path) -> Bundle:
+    try:
+        bundle = Bundle.model_validate_json(path.read_bytes())
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise SpecError([Diagnostic(str(path), 0, ".".join(map(str, first["loc"])),
+                                    f"not a valid bundle ({error.error_count()} error(s), first: {first['msg']})",
+                                    "recompile it with scbench compile")]) from None
+    named = NAMED_DIGEST.search(path.name)
+    if named and not bundle.digest.startswith(named.group(1)):
+        raise SpecError([Diagnostic(str(path), 0, "", "the bundle's content does not match the digest in its name",
+                                    "it was edited after compiling: recompile it with scbench compile")])
+    return bundle
 
 
 def load(path: Path) -> Bundle:
     """The bundle at ``path`` (a ``*.scb.json`` file) or compiled from a problem directory.
     Raises :class:`SpecError` when it does not compile or does not exist."""
     if path.name.endswith(BUNDLE_SUFFIX) and path.is_file():
-        try:
-            return Bundle.model_validate_json(path.read_bytes())
-        except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(map(str, first["loc"]))
-            raise SpecError([Diagnostic(str(path), 0, where, f"not a valid bundle ({error.error_count()} error(s), "
-                                        f"first: {first['msg']})", "recompile it with scbench compile")]) from None
+        return _read_bundle(path)
     if not path.is_dir():
         raise SpecError([Diagnostic(str(path), 0, "", "no such problem directory or bundle",
                                     "give problems/NAME or a compiled NAME-HASH.scb.json")])

@@ -138,3 +138,56 @@ def test_a_hand_edited_bundle_is_an_error_not_a_traceback(problem, tmp_path):
     assert done.returncode == 2
     assert "not a valid bundle (1 error(s), first: Input should be a valid string)" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("case", "expected"), [
+    ("{id: c, files: {x: {copy: /etc/passwd}}}",
+     "cases[0].files.x.copy: copy source '/etc/passwd' leaves data/\n    fix: name a path under data/ without '..'"),
+    ("{id: c, expect: {files: {../../etc/passwd: x}}}",
+     "cases[0].expect.files.../../etc/passwd: output file '../../etc/passwd' is outside the working directory\n"
+     "    fix: use a relative path without '..'"),
+    ("{id: c, expect: {stdout: {file: ../../../../../etc/hostname}}}",
+     "cases[0].expect.stdout.file: expected-output file '../../../../../etc/hostname' is outside the problem\n"
+     "    fix: keep it in the problem"),
+    ("{id: c, expect: {stdout: {format: json, file: ../../data/docs/a.txt}}}",
+     "cases[0].expect.stdout.file: ../../data/docs/a.txt: not valid json: Expecting value at line 1 column 1\n"
+     "    fix: fix the file or set format: to match it"),
+    ("{id: c, files: {x: {base64: '!!!notb64'}}}",
+     "cases[0].files.x.base64: not valid base64: Only base64 data is allowed\n"
+     "    fix: encode the bytes with base64 -w0 FILE"),
+    ("{id: c, args: count}",
+     "cases[0].args: expected a list, got a string \"count\"\n    fix: write a list: [count]"),
+])
+def test_paths_and_contents_are_checked_at_compile_time(problem, case, expected):
+    (problem / "cases/checkpoint_1/bad.yaml").write_text(f"cases:\n  - {case}\n")
+    assert diagnostics(problem) == [f"kv/cases/checkpoint_1/bad.yaml:2: {expected}"]
+
+
+def test_config_keys_and_stray_case_directories(problem):
+    config = problem / "config.yaml"
+    config.write_text(config.read_text().replace("  checkpoint_2: {order: 2}", "  checkpoint_2: {order: 2}\n"
+                                                 "  chekpoint_3: {order: 3}"))
+    assert diagnostics(problem) == ["kv/config.yaml:7: checkpoints: unknown key 'chekpoint_3'\n"
+                                    "    fix: allowed: keys matching ^checkpoint_[1-9][0-9]*$"]
+    config.write_text(config.read_text().replace("  chekpoint_3: {order: 3}\n", ""))
+    (problem / "cases/checkpoint_3").mkdir()
+    assert diagnostics(problem) == ["kv/cases/checkpoint_3: this cases directory belongs to no checkpoint of "
+                                    "config.yaml\n    fix: add checkpoint_3 to checkpoints in config.yaml, or rename "
+                                    "or remove the directory"]
+
+
+def test_an_edited_bundle_with_its_original_name_is_refused(problem, tmp_path):
+    path = Path(scbench("compile", problem, "--out", tmp_path).stdout.strip())
+    path.write_text(path.read_text().replace("error: no such[..]", "error: edited[..]"))
+    done = scbench("eval", path, "-c", 1, "-s", problem)
+    assert done.returncode == 2
+    assert "the bundle's content does not match the digest in its name" in done.stderr
+
+
+def test_bundle_data_cannot_name_paths_outside_data(problem, tmp_path):
+    path = Path(scbench("compile", problem, "--out", tmp_path).stdout.strip())
+    renamed = path.with_name("kv-edited.scb.json")
+    renamed.write_text(path.read_text().replace('"docs/a.txt"', '"../../../escape.txt"'))
+    done = scbench("eval", renamed, "-c", 1, "-s", problem)
+    assert done.returncode == 2
+    assert "data paths must stay inside data/: ../../../escape.txt" in done.stderr

@@ -10,10 +10,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import tempfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from scbench.paths import CACHE
 from scbench.spec.model import Case, CheckpointConfig, ProblemConfig, Strict
@@ -46,6 +46,14 @@ class Bundle(Strict):
     config: ProblemConfig
     checkpoints: list[CompiledCheckpoint]
     data: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("data")
+    @classmethod
+    def _data_stays_inside(cls, data: dict[str, str]) -> dict[str, str]:
+        outside = [name for name in data if PurePosixPath(name).is_absolute() or ".." in PurePosixPath(name).parts]
+        if outside:
+            raise ValueError(f"data paths must stay inside data/: {', '.join(outside)}")
+        return data
 
     @property
     def digest(self) -> str:

@@ -6,6 +6,8 @@ with ``path`` relative to the case; :data:`CASE_CHECKS` lists them all.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -13,7 +15,8 @@ from pathlib import Path, PurePosixPath
 
 import jsonpath
 
-from scbench.spec.model import CliCase, HttpCase, OutputExpectation, ProblemConfig
+from scbench.formats import PARSERS
+from scbench.spec.model import Base64File, CliCase, CopyFile, HttpCase, OutputExpectation, ProblemConfig
 from scbench.spec.walk import argument_strings, inputs, outputs
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -39,25 +42,67 @@ def _inline_and_steps(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Fi
         yield ("steps",), "both steps and inline args/stdin/expect are given", "move args/stdin/expect into a step"
 
 
+def _leaves(name: str) -> bool:
+    pure = PurePosixPath(name)
+    return pure.is_absolute() or ".." in pure.parts
+
+
+def _copy_source(spec: CopyFile, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
+    if _leaves(spec.copy_):
+        yield (*path, "copy"), f"copy source {spec.copy_!r} leaves data/", "name a path under data/ without '..'"
+    elif not (ctx.problem_dir / "data" / spec.copy_).exists():
+        yield path, f"data/{spec.copy_} does not exist", f"add it under {ctx.problem_dir.name}/data/ or fix the path"
+
+
+def _base64(spec: Base64File, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
+    try:
+        base64.b64decode(spec.base64, validate=True)
+    except binascii.Error as error:
+        yield (*path, "base64"), f"not valid base64: {error}", "encode the bytes with base64 -w0 FILE"
+
+
+INPUT_CHECKS: dict[type, Callable[[object, tuple, CaseContext], Iterator[Finding]]] = {
+    CopyFile: _copy_source, Base64File: _base64}
+"""Input-file form -> its own check (forms without an entry need none)."""
+
+
 def _input_paths(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
     for path, name, spec in inputs(case):
-        pure = PurePosixPath(name)
-        if pure.is_absolute() or ".." in pure.parts:
+        if _leaves(name):
             yield path, f"file name {name!r} leaves the working directory", "use a relative path without '..'"
-        source = getattr(spec, "copy_", None)
-        if source is not None and not (ctx.problem_dir / "data" / source).exists():
-            yield path, f"data/{source} does not exist", f"add it under {ctx.problem_dir.name}/data/ or fix the path"
+        yield from INPUT_CHECKS.get(type(spec), lambda *_: iter(()))(spec, path, ctx)
+
+
+def _output_names(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+    for path, _ in outputs(case):
+        if path[-2] == "files" and _leaves(path[-1]):
+            yield path, f"output file {path[-1]!r} is outside the working directory", "use a relative path without '..'"
+
+
+def _expected_file(output: OutputExpectation, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
+    if output.value is not None:
+        yield path, "both value and file are given", "keep one of them"
+    target = (ctx.case_dir / output.file).resolve()
+    if not target.is_relative_to(ctx.problem_dir.resolve()):
+        yield (*path, "file"), f"expected-output file {output.file!r} is outside the problem", "keep it in the problem"
+    elif not target.is_file():
+        yield (*path, "file"), f"expected-output file {output.file!r} does not exist", \
+            "create it (scbench bless can fill it) or fix the path; it is relative to the case file"
+    else:
+        yield from _parses(target, output, (*path, "file"))
+
+
+def _parses(target: Path, output: OutputExpectation, path: tuple) -> Iterator[Finding]:
+    try:
+        PARSERS[output.format](target.read_bytes().decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as error:
+        yield path, f"{output.file}: not valid {output.format}: {error}", "fix the file or set format: to match it"
 
 
 def _expected_files(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
     for path, output in outputs(case):
-        if not isinstance(output, OutputExpectation) or output.file is None:
-            continue
-        if output.value is not None:
-            yield path, "both value and file are given", "keep one of them"
-        if not (ctx.case_dir / output.file).is_file():
-            yield (*path, "file"), f"expected-output file {output.file!r} does not exist", \
-                "create it (scbench bless can fill it) or fix the path; it is relative to the case file"
+        if isinstance(output, OutputExpectation) and output.file is not None:
+            yield from _expected_file(output, path, ctx)
 
 
 def _output_form(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
@@ -141,6 +186,6 @@ def _request_body(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Findin
 
 
 CASE_CHECKS: list[Callable[[CliCase | HttpCase, CaseContext], Iterator[Finding]]] = [
-    _inline_and_steps, _input_paths, _expected_files, _outputs_well_formed, _captures_well_formed, _placeholders,
-    _captures_defined, _server_known, _request_body,
+    _inline_and_steps, _input_paths, _output_names, _expected_files, _outputs_well_formed,
+    _captures_well_formed, _placeholders, _captures_defined, _server_known, _request_body,
 ]

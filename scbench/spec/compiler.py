@@ -11,6 +11,9 @@ import base64
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from scbench.spec.bundle import Bundle, CompiledCase, CompiledCheckpoint
 from scbench.spec.checks import CASE_CHECKS, CaseContext, compile_jsonpath
@@ -21,6 +24,7 @@ from scbench.spec.source import Document, read_document
 from scbench.spec.validate import schema_diagnostics
 
 CASE_SUFFIXES = (".yaml", ".yml", ".json")
+M = TypeVar("M", bound=BaseModel)
 CHECKPOINT_NUMBER = re.compile(r"^checkpoint_(\d+)$")
 
 
@@ -41,6 +45,17 @@ class _Collector:
             errors += schema_diagnostics(document, stem, self.shown(path))
         self.found += errors
         return None if errors else document
+
+    def model(self, model: type[M], document: Document, path: Path) -> M | None:
+        """``document`` parsed into ``model``; ``None`` (with diagnostics) for what the schema
+        could not catch (constraints on mapping keys, validators)."""
+        try:
+            return model.model_validate(document.data)
+        except ValidationError as error:
+            for item in error.errors():
+                where = tuple(item["loc"])
+                self.add(path, document.line_of(where), where_of(where), item["msg"], "see docs/case-format.md")
+            return None
 
     def add(self, path: Path, line: int, where: str, message: str, hint: str = "") -> None:
         self.found.append(Diagnostic(self.shown(path), line, where, message, hint))
@@ -65,35 +80,40 @@ def _case_files(root: Path, name: str) -> list[Path]:
     return sorted(p for p in (root / "cases" / name).glob("*") if p.suffix in CASE_SUFFIXES)
 
 
-def _compile_cases(root: Path, name: str, problem: ProblemConfig, out: _Collector) -> list[CompiledCase]:
-    checkpoint = problem.checkpoints[name]
-    compiled: list[CompiledCase] = []
-    for path in _case_files(root, name):
-        document = out.read(path, "case-file")
-        if document is None:
-            continue
-        case_file = CaseFile.model_validate(document.data)
-        timeout = checkpoint.timeout or problem.timeout
-        ctx = CaseContext(problem, root, path.parent, case_file.category, timeout)
-        for index, case in enumerate(case_file.cases):
-            findings = [f for check in CASE_CHECKS for f in check(case, ctx)]
-            for where, message, hint in findings:
-                full = ("cases", index, *where)
-                out.add(path, document.line_of(full), where_of(full), message, hint)
-            compiled.append(CompiledCase(checkpoint=name, source=str(path.relative_to(root)),
-                                         line=document.line_of(("cases", index)), index=index,
-                                         case=case if findings else normalize(case, ctx)))
+def _compile_file(root: Path, name: str, path: Path, problem: ProblemConfig, out: _Collector) -> list | None:
+    """The compiled cases of one case file, or ``None`` when the file itself is invalid."""
+    document = out.read(path, "case-file")
+    case_file = out.model(CaseFile, document, path) if document is not None else None
+    if case_file is None:
+        return None
+    timeout = problem.checkpoints[name].timeout or problem.timeout
+    ctx = CaseContext(problem, root, path.parent, case_file.category, timeout)
+    compiled = []
+    for index, case in enumerate(case_file.cases):
+        findings = [f for check in CASE_CHECKS for f in check(case, ctx)]
+        for where, message, hint in findings:
+            full = ("cases", index, *where)
+            out.add(path, document.line_of(full), where_of(full), message, hint)
+        compiled.append(CompiledCase(checkpoint=name, source=str(path.relative_to(root)),
+                                     line=document.line_of(("cases", index)), index=index,
+                                     case=case if findings else normalize(case, ctx)))
     return compiled
 
 
-def _suite_diagnostics(root: Path, name: str, cases: list[CompiledCase], out: _Collector) -> None:
+def _compile_cases(root: Path, name: str, problem: ProblemConfig, out: _Collector) -> tuple[list[CompiledCase], bool]:
+    """The checkpoint's compiled cases, and whether every case file was readable and valid."""
+    files = [_compile_file(root, name, path, problem, out) for path in _case_files(root, name)]
+    return [case for cases in files if cases for case in cases], None not in files
+
+
+def _suite_diagnostics(root: Path, name: str, cases: list[CompiledCase], complete: bool, out: _Collector) -> None:
     first: dict[str, CompiledCase] = {}
     for case in cases:
         earlier = first.setdefault(case.case.id, case)
         if earlier is not case:
             out.add(root / case.source, case.line, f"cases[{case.index}].id", f"duplicate case id {case.case.id!r}",
                     f"it is already used at {earlier.source}:{earlier.line}; rename one")
-    if cases and not any(case.case.category == "core" for case in cases):
+    if complete and cases and not any(case.case.category == "core" for case in cases):
         out.add(root / "cases" / name, 0, "", "the checkpoint has no core case",
                 "mark the cases that check what the spec states explicitly as category: core")
 
@@ -107,8 +127,8 @@ def _data(root: Path) -> dict[str, str]:
 def _checkpoints(root: Path, problem: ProblemConfig, out: _Collector) -> Iterator[CompiledCheckpoint]:
     for name, config in sorted(problem.checkpoints.items(), key=lambda item: item[1].order):
         _checkpoint_diagnostics(root, name, config, out)
-        cases = _compile_cases(root, name, problem, out)
-        _suite_diagnostics(root, name, cases, out)
+        cases, complete = _compile_cases(root, name, problem, out)
+        _suite_diagnostics(root, name, cases, complete, out)
         spec = root / f"{name}.md"
         yield CompiledCheckpoint(name=name, config=config, cases=cases,
                                  spec=spec.read_text(encoding="utf-8") if spec.is_file() else "")
@@ -129,8 +149,13 @@ def compile_problem(root: Path) -> Bundle:
     document = out.read(config_file, "config")
     if document is None:
         raise SpecError(out.found)
-    problem = ProblemConfig.model_validate(document.data)
+    problem = out.model(ProblemConfig, document, config_file)
+    if problem is None:
+        raise SpecError(out.found)
     checkpoints = list(_checkpoints(root, problem, out))
+    for stray in sorted(p for p in (root / "cases").glob("*") if p.is_dir() and p.name not in problem.checkpoints):
+        out.add(stray, 0, "", "this cases directory belongs to no checkpoint of config.yaml",
+                f"add {stray.name} to checkpoints in config.yaml, or rename or remove the directory")
     if out.found:
         raise SpecError(out.found)
     return Bundle(config=problem, checkpoints=checkpoints, data=_data(root))

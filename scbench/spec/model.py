@@ -277,4 +277,5 @@ class ProblemConfig(Strict):
     inspiration: str | None = None
     server: ServerSpec | None = Field(None, description="for HTTP problems: how to start the solution")
     lint: dict[str, list[str]] = Field(default_factory=dict, description="lint settings, e.g. allow: [words]")
-    checkpoints: dict[Annotated[str, Field(pattern=CHECKPOINT_NAME)], CheckpointConfig] = Field(min_length=1)
+    checkpoints: dict[Annotated[str, Field(pattern=CHECKPOINT_NAME)], CheckpointConfig] = Field(
+        min_length=1, json_schema_extra={"additionalProperties": False})

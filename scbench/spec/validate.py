@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Callable, Iterator
 from functools import cache
 
@@ -31,16 +32,20 @@ def _kind(value: object) -> str:
 
 def _unknown_key(error: ValidationError) -> tuple[str, str]:
     allowed = sorted(error.schema.get("properties", {}))
-    extra = sorted(set(error.instance) - set(allowed))
+    patterns = list(error.schema.get("patternProperties", {}))
+    extra = sorted(key for key in set(error.instance) - set(allowed)
+                   if not any(re.search(pattern, key) for pattern in patterns))
     guesses = [match for key in extra for match in difflib.get_close_matches(key, allowed, n=1)]
-    hint = f"did you mean {', '.join(map(repr, guesses))}?" if guesses else f"allowed keys: {', '.join(allowed)}"
+    shapes = [f"keys matching {pattern}" for pattern in patterns]
+    hint = f"did you mean {', '.join(map(repr, guesses))}?" if guesses else f"allowed: {', '.join(allowed + shapes)}"
     return f"unknown key{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))}", hint
 
 
 def _type(error: ValidationError) -> tuple[str, str]:
     expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
     names = " or ".join(SCHEMA_TYPES[name] for name in expected)
-    return f"expected {names}, got {_kind(error.instance)} {json.dumps(error.instance)[:60]}", ""
+    hint = f"write a list: [{error.instance}]" if expected == ["array"] and isinstance(error.instance, str) else ""
+    return f"expected {names}, got {_kind(error.instance)} {json.dumps(error.instance)[:60]}", hint
 
 
 def _choices(error: ValidationError) -> tuple[str, str]:
