@@ -35,6 +35,10 @@ from scbench.spec.model import OutputExpectation
 ANY = "[..]"
 
 
+class UnknownCase(LookupError):
+    """A ``--case`` id that the checkpoint does not have."""
+
+
 @dataclass(frozen=True)
 class Edit:
     """A proposed new text for one file, with its unified diff against the current text."""
@@ -65,6 +69,16 @@ def _merge_lists(old: list, new: list) -> list:
 
 
 MERGERS: dict[tuple[type, type], Callable[[Any, Any], Any]] = {(dict, dict): _merge_dicts, (list, list): _merge_lists}
+
+
+def restrict(old: Any, new: Any) -> Any:
+    """``new`` cut down to the object keys ``old`` has (recursively, and through equal-length
+    lists): a subset expectation stays a subset when refreshed."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return {key: restrict(old[key], new[key]) for key in old if key in new}
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [restrict(o, n) for o, n in zip(old, new, strict=True)]
+    return new
 
 
 def keep_wildcards(old: Any, new: Any) -> Any:
@@ -163,6 +177,8 @@ class _CaseFile:
         except ValueError as error:
             self.notes.append(f"{label} left as is, not valid {output.spec.format}: {error}")
             return
+        if output.spec.subset and output.spec.value is not None:
+            actual = restrict(output.spec.value, actual)
         value = keep_wildcards(output.spec.value, actual)
         authored = _expectation_node(output.expect_node, output.key)
         if value == output.spec.value:
@@ -185,11 +201,11 @@ class _CaseFile:
 def _refresh(file: _CaseFile, compiled: CompiledCase, observations: list) -> None:
     case_node = file.document["cases"][compiled.index]
     for index, obs in enumerate(observations):
-        expect_node = _step_node(case_node, index)["expect"]
+        step_node = _step_node(case_node, index)
         for key, raw in ACTUALS[type(obs)](obs).items():
             spec = _expectation(obs.step, key)
             if spec is not None and raw is not None:
-                file.refresh(f"{compiled.case.id}: {'.'.join(key)}", _Output(expect_node, key, spec), raw)
+                file.refresh(f"{compiled.case.id}: {'.'.join(key)}", _Output(step_node["expect"], key, spec), raw)
 
 
 def _expectation_node(expect_node: Any, key: tuple) -> Any:
@@ -202,7 +218,7 @@ def _expectation_node(expect_node: Any, key: tuple) -> Any:
 def _selected(cases: list[CompiledCase], case_ids: set[str] | None, number: int) -> list[CompiledCase]:
     unknown = (case_ids or set()) - {c.case.id for c in cases}
     if unknown:
-        raise KeyError(f"no case {', '.join(sorted(unknown))} in checkpoint {number}")
+        raise UnknownCase(f"no case {', '.join(sorted(unknown))} in checkpoint {number}")
     return [c for c in cases if not case_ids or c.case.id in case_ids]
 
 
@@ -210,7 +226,7 @@ def bless(root: Path, bundle: Bundle, number: int, entry: list[str],
           case_ids: set[str] | None = None) -> tuple[list[Edit], list[str]]:
     """Proposed edits that make checkpoint ``number``'s expectations (all cases, or those
     in ``case_ids``) equal to what the solution started by ``entry`` prints, wildcards kept,
-    and notes on outputs left alone. Raises ``KeyError`` for an unknown case id."""
+    and notes on outputs left alone. Raises :class:`UnknownCase` for an unknown case id."""
     cases = _selected(bundle.checkpoint(number).cases, case_ids, number)
     ctx = RunContext(entry=entry, data=bundle.data_dir(), env=bundle.checkpoint(number).config.env)
     files: dict[str, _CaseFile] = {}

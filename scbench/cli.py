@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.syntax import Syntax
 
 from scbench import evaluate as evaluation
-from scbench.bless import Edit, bless
+from scbench.bless import Edit, UnknownCase, bless
 from scbench.check import CheckOptions, check
 from scbench.lint.command import lint
 from scbench.problem import load
@@ -169,7 +169,7 @@ def bless_command(
     try:
         edits, notes = bless(problem, bundle, checkpoint, prepare(reference, track, bundle.config.entry_file).entry,
                              set(case or []))
-    except KeyError as error:
+    except UnknownCase as error:
         raise typer.BadParameter(error.args[0], param_hint="--case") from None
     for note in notes:
         console.print(f"[yellow]{note}[/]", highlight=False)

@@ -66,3 +66,15 @@ def test_bless_writes_expected_output_files_and_one_case_only(stale):
 def test_bless_unknown_case_is_a_usage_error(stale):
     done = scbench("bless", stale, "-c", 1, "--case", "nope")
     assert (done.returncode, "no case nope in checkpoint 1" in done.stderr) == (2, True)
+
+
+def test_bless_keeps_subsets_and_skips_steps_without_expectations(stale):
+    core = stale / "cases/checkpoint_1/core.yaml"
+    core.write_text(core.read_text().replace("      - {name: set, args: [set, color, blue], expect: {stdout: \"\"}}",
+                                             "      - {name: set, args: [set, color, blue]}")
+                    .replace("store.json: {format: json, value: {a: \"1\", b: \"2\"}}",
+                             "store.json: {format: json, subset: true, value: {a: \"0\"}}"))
+    done = scbench("bless", stale, "-c", 1, "--yes")
+    assert done.returncode == 0, done.stderr
+    case = yaml.safe_load(core.read_text())["cases"][1]
+    assert case["expect"]["files"]["store.json"] == {"format": "json", "subset": True, "value": {"a": "1"}}
