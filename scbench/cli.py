@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -29,10 +30,10 @@ app = typer.Typer(help="Iterative coding benchmarks as data: compile, run, grade
                   no_args_is_help=True, pretty_exceptions_enable=False)
 app.command("metrics")(metrics)
 app.command("lint")(lint)
-console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+console = Console(stderr=True, width=None if sys.stderr.isatty() else 160, soft_wrap=True)
 
 ProblemArg = Annotated[Path, typer.Argument(help="problems/NAME directory or a compiled NAME-HASH.scb.json")]
-Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="cases run in parallel [default: CPU count]")]
+Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run in parallel [default: CPU count]")]
 
 
 def _bundle(path: Path) -> Bundle:
@@ -46,6 +47,15 @@ def _bundle(path: Path) -> Bundle:
 def _known_track(track: str) -> None:
     if track not in tracks():
         raise typer.BadParameter(f"unknown track {track!r}; known: {', '.join(tracks())}", param_hint="--track")
+
+
+def _usable_entry(entry: str) -> None:
+    try:
+        argv = shlex.split(entry)
+    except ValueError as error:
+        raise typer.BadParameter(f"cannot split {entry!r} into words: {error}", param_hint="--entry") from None
+    if not argv:
+        raise typer.BadParameter("the entry command is empty", param_hint="--entry")
 
 
 def _known_checkpoint(bundle: Bundle, checkpoint: int) -> None:
@@ -101,13 +111,15 @@ def eval_command(
     and verbosity. Exit 1 unless strict-solved."""
     if track is not None:
         _known_track(track)
+    if entry is not None:
+        _usable_entry(entry)
     bundle = _bundle(problem)
     _known_checkpoint(bundle, checkpoint)
     target = evaluation.Target(solution, None if entry else track or "python", entry)
     try:
         results = evaluation.with_quality(with_progress(jobs)(bundle, checkpoint, target), solution, previous)
     except SetupError as error:
-        console.print(f"[red]setup failed for {solution}:[/] {error}", highlight=False)
+        console.print(f"[red]setup failed for {solution}:[/] {error}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
     print_run(console, results)
     out.mkdir(parents=True, exist_ok=True)

@@ -171,3 +171,16 @@ def test_a_solution_writing_next_to_its_files_changes_neither_its_cache_nor_late
         assert sorted(line.lstrip("+ ") for line in diffs.splitlines() if line.startswith("+runs")) == [
             "runs before this one: 0", "runs before this one: 0", "runs before this one: 1"]
     assert sorted(p.name for p in solution.iterdir()) == ["kv.py"]
+
+
+def test_a_solution_of_another_language_is_one_clear_error(kv, tmp_path):
+    done = scbench("eval", kv, "-c", 1, "-s", kv / "solutions/node/checkpoint_1")
+    assert done.returncode == 1
+    assert "has no kv.py, so it is not a python solution of this problem" in done.stderr
+
+
+def test_bad_entry_commands_and_jobs_are_usage_errors(kv):
+    for args, message in ((["-e", 'node "unterminated'], "cannot split"), (["-e", ""], "the entry command is empty"),
+                          (["-j", "-3"], "greater than or equal to 1")):
+        done = scbench("eval", kv, "-c", 1, "-s", kv, *args)
+        assert (done.returncode, message in done.stderr, "Traceback" in done.stderr) == (2, True, False), done.stderr

@@ -40,6 +40,7 @@ class Track(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     setup: list[SetupStep] = []
     entry: str
+    requires: str = "*"
     setup_note: dict[str, str] = {}
 
 
@@ -98,10 +99,15 @@ class Prepared:
 def prepare(solution: Path, track_name: str, entry_file: str) -> Prepared:
     """Copy ``solution`` into the cache, run ``track_name``'s setup once, return the entry.
 
-    Raises ``KeyError`` for an unknown track and :class:`SetupError` when setup fails.
+    Raises ``KeyError`` for an unknown track and :class:`SetupError` when the solution lacks
+    the track's ``requires`` file or its setup fails.
     """
     track = tracks()[track_name]
     values = {"python": sys.executable, "entry_file": entry_file}
+    wanted = track.requires.format_map(values)
+    if not any(solution.glob(wanted)):
+        raise SetupError(f"{solution} has no {wanted}, so it is not a {track_name} solution of this problem: "
+                         f"pass the right --track, or --entry with its command")
     target = CACHE / "solutions" / f"{track_name}-{_digest(solution, track, entry_file)[:16]}"
     target.parent.mkdir(parents=True, exist_ok=True)
     with (target.parent / f"{target.name}.lock").open("w") as lock:
