@@ -110,3 +110,12 @@ def test_json_schema_of_output():
 
 def test_missing_output_file():
     assert check_output("file out.json", Expect(format="json", value={}), None).message == "was not created"
+
+
+def test_huge_outputs_give_short_reports():
+    actual = "x" * 5_000_000 + "\n" + "y\n" * 100_000
+    failure = check_output("stdout", Expect(value="small\n"), actual.encode())
+    assert failure.diff.splitlines()[5] == "+" + "x" * 300 + "… (5000000 chars)"
+    assert len(failure.diff) < 2_000
+    failure = check_output("stdout", Expect(value=r"\d+", regex=True), actual.encode())
+    assert failure.diff.endswith("\ny\n… (99942 more lines)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from scbench.grade.outputs import check_output
-from scbench.grade.show import cut_lines, visible
+from scbench.grade.show import cut_line, visible
 from scbench.results import Failure
 from scbench.run.cli_case import CliObservation
 
@@ -14,7 +14,7 @@ EXIT_RULES: dict[str, Callable[[int], bool]] = {"any": lambda code: True, "nonze
 
 def _tail(data: bytes, lines: int = 15) -> str:
     text = data.decode("utf-8", errors="replace").rstrip("\n").split("\n")
-    return "\n".join(visible(line) for line in cut_lines(text[-lines:], lines)) if data else "(empty)"
+    return "\n".join(visible(cut_line(line)) for line in text[-lines:]) if data else "(empty)"
 
 
 def _exit_code(obs: CliObservation) -> list[Failure]:

@@ -8,13 +8,13 @@ from jsonschema import Draft202012Validator
 
 from scbench.formats import PARSERS
 from scbench.grade import structured, text
-from scbench.grade.show import cut_lines, visible
+from scbench.grade.show import cut_line, cut_lines, visible
 from scbench.results import Failure
 from scbench.spec.model import OutputExpectation
 
 
 def _raw(actual: str) -> str:
-    return "\n".join(cut_lines([visible(line) for line in actual.split("\n")], 20))
+    return "\n".join(visible(cut_line(line)) for line in cut_lines(actual.split("\n"), 20))
 
 
 def _text(target: str, spec: OutputExpectation, actual: str) -> Failure | None:

@@ -11,6 +11,12 @@ MAX_VALUE = 160
 MAX_DIFF_LINES = 60
 """Lines of one rendered diff before it is cut."""
 
+MAX_LINE = 300
+"""Characters of one rendered line before it is cut."""
+
+MAX_COMPARED_LINES = 2000
+"""Lines of each side a text diff looks at (outputs can be megabytes)."""
+
 ESCAPES = {"\t": "\\t", "\r": "\\r", "\x00": "\\0", "\u00a0": "\\u00a0"}
 
 
@@ -27,6 +33,11 @@ def value(item: object) -> str:
     """One value as compact JSON (non-ASCII kept, invisibles escaped), cut at ``MAX_VALUE``."""
     text = visible(json.dumps(item, ensure_ascii=False, default=str))
     return text if len(text) <= MAX_VALUE else f"{text[:MAX_VALUE]}… ({len(text)} chars)"
+
+
+def cut_line(line: str) -> str:
+    """``line`` cut at ``MAX_LINE`` characters, saying how long it was."""
+    return line if len(line) <= MAX_LINE else f"{line[:MAX_LINE]}… ({len(line)} chars)"
 
 
 def cut_lines(lines: list[str], limit: int = MAX_DIFF_LINES) -> list[str]:

@@ -6,7 +6,7 @@ import difflib
 import re
 from functools import lru_cache
 
-from scbench.grade.show import cut_lines, visible
+from scbench.grade.show import MAX_COMPARED_LINES, cut_line, cut_lines, visible
 
 LINE_WILDCARD = "..."
 """A line that is exactly this matches any number of lines."""
@@ -34,9 +34,8 @@ def matches(expected: str, actual: str) -> bool:
 def unified(expected: str, actual: str) -> str:
     """A unified diff, expected before actual, invisibles shown, long diffs cut; a missing
     final newline is called out."""
-    lines = list(difflib.unified_diff([visible(x) for x in expected.split("\n")],
-                                      [visible(x) for x in actual.split("\n")],
-                                      "expected", "actual", lineterm="", n=2))
+    sides = [[visible(cut_line(line)) for line in text.split("\n")[:MAX_COMPARED_LINES]] for text in (expected, actual)]
+    lines = list(difflib.unified_diff(*sides, "expected", "actual", lineterm="", n=2))
     if expected.rstrip("\n") == actual.rstrip("\n"):
         lines.append("(the texts differ only in trailing newlines)")
     return "\n".join(cut_lines(lines))
@@ -44,5 +43,5 @@ def unified(expected: str, actual: str) -> str:
 
 def regex_mismatch(pattern: str, actual: str) -> str:
     """The explanation shown when ``actual`` does not fully match ``pattern``."""
-    shown = "\n".join(cut_lines([visible(line) for line in actual.split("\n")]))
+    shown = "\n".join(visible(cut_line(line)) for line in cut_lines(actual.split("\n")))
     return f"expected text matching /{pattern}/, actual:\n{shown}"
