@@ -19,9 +19,8 @@ from scbench.spec.model import CliExpectation, CopyFile, OutputExpectation
 Location = tuple[str, int, str]
 INPUT_KEYS = ("args", "stdin", "env", "files", "request")
 DATA_REFERENCE = re.compile(r"\{data\}/?([^\s\"']*)")
-ANYTHING = {(True, ".*"), (True, "(?s).*"), (True, r"[\s\S]*"), (True, ".*\n?"), (False, "..."), (False, "[..]"),
-            (False, "...\n")}
-"""(regex?, value) pairs of an output expectation that every output satisfies."""
+ANY_TEXT = {(True, "(?s).*"), (True, r"[\s\S]*"), (False, "..."), (False, "...\n")}
+"""(regex?, value) of a text expectation that every output satisfies (``[..]`` and ``.*`` stop at a line end)."""
 
 
 def _cases(bundle: Bundle) -> Iterator[CompiledCase]:
@@ -36,9 +35,11 @@ def _outputs(expect) -> list[OutputExpectation]:
 
 
 def _accepts_anything(output: OutputExpectation) -> bool:
-    value = output.value[0] if output.format == "lines" and isinstance(output.value, list) and \
-        len(output.value) == 1 else output.value
-    return output.json_schema is None and isinstance(value, str) and (output.regex, value) in ANYTHING
+    if output.json_schema is not None:
+        return False
+    if output.format == "text":
+        return (output.regex, output.value) in ANY_TEXT
+    return output.value == "[..]"
 
 
 def _is_vacuous(expect) -> bool:
