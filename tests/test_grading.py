@@ -9,7 +9,7 @@ from scbench.spec.model import OutputExpectation as Expect
 
 def diff_of(spec: Expect, actual: str) -> str | None:
     failure = check_output("stdout", spec, actual.encode())
-    return None if failure is None else f"{failure.message}\n{failure.diff}"
+    return None if failure is None else "\n".join(filter(None, [failure.message, failure.diff]))
 
 
 @pytest.mark.parametrize(("expected", "actual", "ok"), [
@@ -27,28 +27,27 @@ def test_text_wildcards(expected, actual, ok):
 def test_column_off_by_one_names_the_field():
     spec = Expect(format="jsonl", value=[{"file": "a.py", "start": {"line": 3, "col": 5}}])
     assert diff_of(spec, '{"file": "a.py", "start": {"line": 3, "col": 6}}\n') == (
-        "1 difference: $[0].start.col: expected 5, actual 6\n$[0].start.col: expected 5, actual 6")
+        "$[0].start.col: expected 5, actual 6")
 
 
 def test_missing_and_unexpected_keys_and_items():
     spec = Expect(format="json", value={"a": 1, "items": [1, 2]})
     assert diff_of(spec, '{"b": 2, "items": [1, 2, 3]}') == (
-        "3 differences: $.a: missing key (expected 1)\n"
+        "3 differences, first $.a: missing key (expected 1)\n"
         "$.a: missing key (expected 1)\n$.b: unexpected key (actual 2)\n$.items[2]: unexpected item 3")
 
 
 def test_subset_allows_extra_keys_only():
     spec = Expect(format="json", subset=True, value={"a": {"b": 1}})
     assert diff_of(spec, '{"a": {"b": 1, "c": 2}, "d": 3}') is None
-    assert diff_of(spec, '{"a": {"c": 2}}') == "1 difference: $.a.b: missing key (expected 1)\n" \
-                                               "$.a.b: missing key (expected 1)"
+    assert diff_of(spec, '{"a": {"c": 2}}') == "$.a.b: missing key (expected 1)"
 
 
 def test_unordered_is_a_multiset():
     spec = Expect(format="json", unordered=True, value=[1, 2, 2])
     assert diff_of(spec, "[2, 1, 2]") is None
     assert diff_of(spec, "[2, 1, 1]") == (
-        "2 differences: $[0]: expected 1 occurrence(s) of 1, actual 2\n"
+        "2 differences, first $[0]: expected 1 occurrence(s) of 1, actual 2\n"
         "$[0]: expected 1 occurrence(s) of 1, actual 2\n$[1]: expected 2 occurrence(s) of 2, actual 1")
 
 
@@ -61,14 +60,13 @@ def test_float_tolerance_absolute_and_relative():
     assert diff_of(Expect(format="json", value=[1.0], tolerance={"abs": 0.01}), "[1.005]") is None
     assert diff_of(Expect(format="json", value=[1000.0], tolerance={"rel": 0.001}), "[1000.9]") is None
     assert diff_of(Expect(format="json", value=[1.0], tolerance={"abs": 0.001}), "[1.01]") == (
-        "1 difference: $[0]: expected 1.0, actual 1.01\n$[0]: expected 1.0, actual 1.01")
+        "$[0]: expected 1.0, actual 1.01")
 
 
 def test_wildcards_in_json_leaves_and_any_value():
     spec = Expect(format="json", value={"id": "[..]", "at": "2026-[..]Z", "n": 1})
     assert diff_of(spec, '{"id": 42, "at": "2026-11-30T00:00:00Z", "n": 1}') is None
     assert diff_of(spec, '{"id": 42, "at": "2025-01-01T00:00:00Z", "n": 1}') == (
-        '1 difference: $.at: expected "2026-[..]Z", actual "2025-01-01T00:00:00Z"\n'
         '$.at: expected "2026-[..]Z", actual "2025-01-01T00:00:00Z"')
 
 
@@ -81,7 +79,6 @@ def test_key_order():
     spec = Expect(format="json", key_order=True, value={"$A": 1, "$B": 2})
     assert diff_of(spec, '{"$A": 1, "$B": 2}') is None
     assert diff_of(spec, '{"$B": 2, "$A": 1}') == (
-        '1 difference: $: keys expected in order ["$A", "$B"], actual ["$B", "$A"]\n'
         '$: keys expected in order ["$A", "$B"], actual ["$B", "$A"]')
 
 

@@ -6,7 +6,10 @@ import uuid
 from pathlib import Path
 
 from conftest import processes_with
+from scbench.grade.cli import grade_cli_step
 from scbench.run import process
+from scbench.run.cli_case import CliObservation
+from scbench.spec.model import CliStep
 
 
 def test_timeout_kills_the_whole_process_group(tmp_path: Path):
@@ -58,3 +61,10 @@ def test_descendants_that_leave_the_session_are_killed_too(tmp_path: Path):
     assert (result.exit_code, result.timed_out) == (0, False)
     assert time.monotonic() - started < 3, "the daemon kept the stdout pipe open"
     assert processes_with(marker) == []
+
+
+def test_a_signal_death_is_named(tmp_path: Path):
+    result = process.run([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"],
+                         tmp_path, {}, None, 10.0)
+    [failure] = grade_cli_step(CliObservation(CliStep(timeout=10), result, {}))
+    assert failure.message == "expected 0, actual -11 (SIGSEGV)"

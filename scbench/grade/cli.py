@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 
 from scbench.grade.outputs import check_output
 from scbench.grade.show import cut_line, visible
 from scbench.results import Failure
 from scbench.run.cli_case import CliObservation
+
+SIGNALS = {sig.value for sig in signal.Signals}
 
 EXIT_RULES: dict[str, Callable[[int], bool]] = {"any": lambda code: True, "nonzero": lambda code: code != 0}
 
@@ -20,7 +23,8 @@ def _tail(data: bytes, lines: int = 15) -> str:
 def _exit_code(obs: CliObservation) -> list[Failure]:
     expected, actual = obs.step.expect.exit_code, obs.result.exit_code
     ok = EXIT_RULES[expected](actual) if isinstance(expected, str) else actual == expected
-    return [] if ok else [Failure(target="exit_code", message=f"expected {expected}, actual {actual}",
+    shown = f"{actual} ({signal.Signals(-actual).name})" if actual < 0 and -actual in SIGNALS else str(actual)
+    return [] if ok else [Failure(target="exit_code", message=f"expected {expected}, actual {shown}",
                                   diff=f"stderr (last lines):\n{_tail(obs.result.stderr)}")]
 
 

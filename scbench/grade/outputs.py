@@ -42,8 +42,10 @@ def _structured(target: str, spec: OutputExpectation, actual: str) -> Failure | 
     lines = structured.differences(spec.value, parsed, spec)
     if not lines:
         return None
-    noun = "difference" if len(lines) == 1 else "differences"
-    return Failure(target=target, message=f"{len(lines)} {noun}: {lines[0]}", diff="\n".join(cut_lines(lines)))
+    if len(lines) == 1:
+        return Failure(target=target, message=lines[0])
+    return Failure(target=target, message=f"{len(lines)} differences, first {lines[0]}",
+                   diff="\n".join(cut_lines(lines)))
 
 
 def check_output(target: str, spec: OutputExpectation, actual: bytes | None) -> Failure | None:

@@ -23,7 +23,7 @@ def test_the_disagreement_says_what_the_reference_printed() -> None:
     finding = check_examples(EXAMPLES, load(EXAMPLES))[0]
     assert finding.text == ("$ <entry_command> set size 10 ; $ <entry_command> set size 12 ; "
                             "$ <entry_command> get size")
-    assert finding.why == "the python reference disagrees: stdout: 1 difference: $: expected 10, actual 12"
+    assert finding.why == "the python reference disagrees: stdout: $: expected 10, actual 12"
 
 
 def test_run_results_supply_the_prepared_entry() -> None:
