@@ -1,6 +1,7 @@
 """``scbench eval`` and ``scbench check`` end to end, with real solutions in Python and Node."""
 
 import json
+import re
 import shutil
 
 from conftest import FIXTURES, ROOT, scbench
@@ -54,13 +55,10 @@ def test_column_off_by_one_fails_with_a_diff_naming_the_field(tmp_path):
     (broken / "code_search.py").write_text(OFF_BY_ONE.format(reference=str(reference)))
     results = evaluate(compile_problem(CODE_SEARCH), 1, Target(broken, "python"))
     assert not results.summary.core
-    messages = [f.message for case in results.cases for f in case.failures]
-    assert any(".start.col: expected " in message for message in messages)
-    first = next(f for case in results.cases for f in case.failures if f.target == "stdout")
-    line = first.message.split(": ", 1)[1]
-    path, expectation = line.split(": ", 1)
-    expected, actual = (int(part.rsplit(" ", 1)[1]) for part in expectation.split(", "))
-    assert (path.endswith(".start.col"), actual - expected) == (True, 1)
+    lines = [line for case in results.cases for f in case.failures for line in [f.message, *f.diff.splitlines()]]
+    found = [re.search(r"\$\[\d+\]\.start\.col: expected (\d+), actual (\d+)$", line) for line in lines]
+    columns = [(int(m.group(1)), int(m.group(2))) for m in found if m]
+    assert columns and all(actual - expected == 1 for expected, actual in columns)
 
 
 def test_entry_command_paths_are_relative_to_the_solution(kv, tmp_path):
