@@ -131,15 +131,6 @@ def test_a_case_file_that_is_not_utf8_is_a_located_error(problem):
         "    fix: save the file as UTF-8"]
 
 
-def test_a_hand_edited_bundle_is_an_error_not_a_traceback(problem, tmp_path):
-    path = Path(scbench("compile", problem, "--out", tmp_path).stdout.strip())
-    path.write_text(path.read_text().replace('"entry_file": "kv"', '"entry_file": 3'))
-    done = scbench("eval", path, "-c", 1, "-s", problem)
-    assert done.returncode == 2
-    assert "not a valid bundle (1 error(s), first: Input should be a valid string)" in done.stderr
-    assert "Traceback" not in done.stderr
-
-
 @pytest.mark.parametrize(("case", "expected"), [
     ("{id: c, files: {x: {copy: /etc/passwd}}}",
      "cases[0].files.x.copy: copy source '/etc/passwd' leaves data/\n    fix: name a path under data/ without '..'"),
@@ -176,18 +167,16 @@ def test_config_keys_and_stray_case_directories(problem):
                                     "or remove the directory"]
 
 
-def test_an_edited_bundle_with_its_original_name_is_refused(problem, tmp_path):
-    path = Path(scbench("compile", problem, "--out", tmp_path).stdout.strip())
-    path.write_text(path.read_text().replace("error: no such[..]", "error: edited[..]"))
-    done = scbench("eval", path, "-c", 1, "-s", problem)
-    assert done.returncode == 2
-    assert "the bundle's content does not match the digest in its name" in done.stderr
-
-
-def test_bundle_data_cannot_name_paths_outside_data(problem, tmp_path):
-    path = Path(scbench("compile", problem, "--out", tmp_path).stdout.strip())
-    renamed = path.with_name("kv-edited.scb.json")
-    renamed.write_text(path.read_text().replace('"docs/a.txt"', '"../../../escape.txt"'))
-    done = scbench("eval", renamed, "-c", 1, "-s", problem)
-    assert done.returncode == 2
-    assert "data paths must stay inside data/: ../../../escape.txt" in done.stderr
+@pytest.mark.parametrize(("old", "new", "name", "message"), [
+    ('"entry_file": "kv"', '"entry_file": 3', None,
+     "not a valid bundle (1 error(s), first: Input should be a valid string)"),
+    ("error: no such[..]", "error: edited[..]", None, "the bundle's content does not match the digest in its name"),
+    ('"docs/a.txt"', '"../../../escape.txt"', "kv-edited.scb.json",
+     "data paths must stay inside data/: ../../../escape.txt"),
+])
+def test_edited_bundles_are_refused_without_a_traceback(problem, tmp_path, old, new, name, message):
+    compiled = Path(scbench("compile", problem, "--out", tmp_path).stdout.strip())
+    edited = compiled.with_name(name or compiled.name)
+    edited.write_text(compiled.read_text().replace(old, new))
+    done = scbench("eval", edited, "-c", 1, "-s", problem)
+    assert (done.returncode, message in done.stderr, "Traceback" in done.stderr) == (2, True, False), done.stderr
