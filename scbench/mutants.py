@@ -14,11 +14,10 @@ while paths into an environment directory stay shared, so there is no install pe
 from __future__ import annotations
 
 import random
-import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ast_grep_py import SgNode, SgRoot
@@ -26,6 +25,7 @@ from ast_grep_py import SgNode, SgRoot
 from scbench.evaluate import run_case
 from scbench.run.context import RunContext
 from scbench.run.tracks import SKIPPED_DIRS, prepare
+from scbench.run.workdir import mirror
 from scbench.spec.bundle import Bundle, CompiledCase
 
 Replacement = tuple[SgNode, str]
@@ -118,25 +118,17 @@ def sample(mutants: list[Mutant], limit: int) -> list[Mutant]:
 
 @dataclass(frozen=True)
 class _Runner:
-    """Runs a suite against mutants of one prepared reference."""
+    """Runs a suite against mutants of one prepared reference (``ctx.solution``)."""
 
-    prepared: Path
-    entry: list[str]
     ctx: RunContext
     suite: list[tuple[CompiledCase, str]]
-
-    def argv(self, copy: Path) -> list[str]:
-        shared = [str(self.prepared / name) for name in SKIPPED_DIRS]
-        return [arg if arg.startswith(tuple(shared)) else arg.replace(str(self.prepared), str(copy))
-                for arg in self.entry]
 
     def killed(self, mutant: Mutant) -> bool:
         """Whether some case of the suite fails on ``mutant`` (stops at the first failure)."""
         with tempfile.TemporaryDirectory(prefix="scbench-mutant-") as scratch:
-            copy = Path(scratch) / "solution"
-            shutil.copytree(self.prepared, copy, ignore=shutil.ignore_patterns(*SKIPPED_DIRS))
+            copy = mirror(self.ctx.solution, Path(scratch) / "solution")
             (copy / mutant.file).write_text(mutant.source, encoding="utf-8")
-            ctx = RunContext(self.argv(copy), self.ctx.data, self.ctx.env)
+            ctx = replace(self.ctx, entry=self.ctx.entry_in(copy), solution=copy)
             return any(not run_case(case, category, ctx).passed for case, category in self.suite)
 
 
@@ -148,9 +140,10 @@ def mutation_score(bundle: Bundle, number: int, solution_dir: Path, track: str =
     checkpoint or track and ``SetupError`` when the reference cannot be set up."""
     checkpoint = bundle.checkpoint(number)
     prepared = prepare(solution_dir, track, bundle.config.entry_file)
-    ctx = RunContext(entry=prepared.entry, data=bundle.data_dir(), env=checkpoint.config.env)
+    ctx = RunContext(entry=prepared.entry, data=bundle.data_dir(), env=checkpoint.config.env,
+                     solution=prepared.directory)
     passing = [(case, category) for case, category in bundle.suite(number) if run_case(case, category, ctx).passed]
-    runner = _Runner(prepared.directory, prepared.entry, ctx, passing)
+    runner = _Runner(ctx, passing)
     chosen = sample(list(mutants_of(solution_dir)), max_mutants)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         verdicts = list(pool.map(runner.killed, chosen))

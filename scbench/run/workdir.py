@@ -40,6 +40,16 @@ ENVIRONMENT_DIRS = (".venv", "node_modules", "target", "build")
 CACHE_DIRS = ("__pycache__", ".git")
 
 
+def mirror(solution: Path, target: Path) -> Path:
+    """A private copy of ``solution`` at ``target``: its files copied, its set-up products
+    (``ENVIRONMENT_DIRS``) linked, caches left out. Returns ``target``."""
+    shutil.copytree(solution, target, symlinks=True, ignore=shutil.ignore_patterns(*ENVIRONMENT_DIRS, *CACHE_DIRS))
+    for name in ENVIRONMENT_DIRS:
+        if (solution / name).exists():
+            (target / name).symlink_to(solution / name)
+    return target
+
+
 class CaseDirs:
     """``tmp/work`` (the solution's cwd), ``tmp/home``, ``tmp/tmp`` and, given a prepared
     ``solution``, ``tmp/solution``: its private copy, so that a solution writing next to its
@@ -48,21 +58,12 @@ class CaseDirs:
     def __init__(self, solution: Path | None = None):
         self.solution = solution
 
-    def _copy_solution(self) -> Path:
-        target = self.root / "solution"
-        shutil.copytree(self.solution, target, symlinks=True,
-                        ignore=shutil.ignore_patterns(*ENVIRONMENT_DIRS, *CACHE_DIRS))
-        for name in ENVIRONMENT_DIRS:
-            if (self.solution / name).exists():
-                (target / name).symlink_to(self.solution / name)
-        return target
-
     def __enter__(self) -> CaseDirs:
         self.root = Path(tempfile.mkdtemp(prefix="scbench-case-"))
         self.work, self.home, self.tmp = (self.root / name for name in ("work", "home", "tmp"))
         for path in (self.work, self.home, self.tmp):
             path.mkdir()
-        self.solution_copy = self._copy_solution() if self.solution else None
+        self.solution_copy = mirror(self.solution, self.root / "solution") if self.solution else None
         return self
 
     def __exit__(self, *exc: object) -> None:
