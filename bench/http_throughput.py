@@ -18,11 +18,11 @@ from pathlib import Path
 import httpx
 
 from scbench.grade.http import grade_http_step
+from scbench.problem.model import HttpCase, HttpExpectation, HttpRequest, HttpStep, OutputExpectation, ServerSpec
 from scbench.run.context import RunContext
 from scbench.run.http_case import run_http_case
 from scbench.run.process import Process, base_environment
 from scbench.run.server import HOST, free_port
-from scbench.spec.model import HttpCase, HttpExpectation, HttpRequest, HttpStep, OutputExpectation, ServerSpec
 
 SERVER = Path(__file__).resolve().parent.parent / "tests/fixtures/notes/solutions/python/checkpoint_1/notes.py"
 STEP = HttpStep(request=HttpRequest(path="/notes/1"),

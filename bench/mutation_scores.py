@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from scbench.mutants import mutation_score
-from scbench.problem import load
+from scbench.problem.loader import load
 
 
 def main() -> None:

@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 
 from scbench.evaluate import run_case
+from scbench.problem.compiler import compile_problem
 from scbench.run.context import RunContext, fill
 from scbench.run.tracks import prepare
 from scbench.run.workdir import write_inputs
-from scbench.spec.compiler import compile_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEM = ROOT / "problems" / "code_search"

@@ -26,11 +26,11 @@ from ruamel.yaml.util import load_yaml_guess_indent
 from scbench.evaluate import CASE_KINDS
 from scbench.formats import PARSERS
 from scbench.grade import text
+from scbench.problem.bundle import Bundle, CompiledCase
+from scbench.problem.model import OutputExpectation
 from scbench.run.cli_case import CliObservation
 from scbench.run.context import RunContext
 from scbench.run.http_case import HttpObservation
-from scbench.spec.bundle import Bundle, CompiledCase
-from scbench.spec.model import OutputExpectation
 
 ANY = "[..]"
 

@@ -12,9 +12,9 @@ from scbench.evaluate import Target, evaluate, with_quality
 from scbench.flaky import find_flaky
 from scbench.lint import check_examples, lint_problem
 from scbench.mutants import MutationScore, mutation_score
+from scbench.problem.bundle import Bundle
 from scbench.results import RunResults
 from scbench.run.tracks import SetupError, tracks
-from scbench.spec.bundle import Bundle
 
 REFERENCE_DIR = re.compile(r"^checkpoint_(\d+)$")
 

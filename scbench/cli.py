@@ -16,15 +16,15 @@ from scbench import evaluate as evaluation
 from scbench.bless import Edit, UnknownCase, bless
 from scbench.check import CheckOptions, check
 from scbench.lint.command import lint
-from scbench.problem import load
+from scbench.problem.bundle import Bundle
+from scbench.problem.diagnostics import ProblemError
+from scbench.problem.loader import load
 from scbench.prompts import render_prompt, templates
 from scbench.quality.command import metrics
 from scbench.report.junit import write_junit
 from scbench.report.terminal import print_check, print_diagnostics, print_run
 from scbench.results import RunResults
 from scbench.run.tracks import SetupError, prepare, tracks
-from scbench.spec.bundle import Bundle
-from scbench.spec.diagnostics import SpecError
 
 app = typer.Typer(help="Iterative coding benchmarks as data: compile, run, grade, measure.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -39,7 +39,7 @@ Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run
 def _bundle(path: Path) -> Bundle:
     try:
         return load(path)
-    except SpecError as error:
+    except ProblemError as error:
         print_diagnostics(console, error.diagnostics)
         raise typer.Exit(2) from None
 

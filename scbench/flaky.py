@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from scbench.evaluate import Target, evaluate
+from scbench.problem.bundle import Bundle
 from scbench.results import CaseResult
-from scbench.spec.bundle import Bundle
 
 
 def fingerprint(case: CaseResult) -> tuple:

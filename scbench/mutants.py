@@ -23,10 +23,10 @@ from pathlib import Path
 from ast_grep_py import SgNode, SgRoot
 
 from scbench.evaluate import run_case
+from scbench.problem.bundle import Bundle, CompiledCase
 from scbench.run.context import RunContext
 from scbench.run.tracks import SKIPPED_DIRS, prepare
 from scbench.run.workdir import mirror
-from scbench.spec.bundle import Bundle, CompiledCase
 
 Replacement = tuple[SgNode, str]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import jinja2
 
 from scbench.paths import PROMPTS
+from scbench.problem.bundle import Bundle
 from scbench.run.tracks import tracks
-from scbench.spec.bundle import Bundle
 
 ENTRY_PLACEHOLDER = "<entry_command>"
 

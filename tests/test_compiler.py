@@ -8,9 +8,9 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, scbench
-from scbench.spec.bundle import Bundle
-from scbench.spec.compiler import compile_problem
-from scbench.spec.diagnostics import SpecError
+from scbench.problem.bundle import Bundle
+from scbench.problem.compiler import compile_problem
+from scbench.problem.diagnostics import ProblemError
 
 
 @pytest.fixture
@@ -21,7 +21,7 @@ def problem(tmp_path: Path) -> Path:
 
 
 def diagnostics(root: Path) -> list[str]:
-    with pytest.raises(SpecError) as caught:
+    with pytest.raises(ProblemError) as caught:
         compile_problem(root)
     return [d.render() for d in caught.value.diagnostics]
 

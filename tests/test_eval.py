@@ -6,8 +6,8 @@ import shutil
 
 from conftest import FIXTURES, ROOT, scbench
 from scbench.evaluate import Target, evaluate
+from scbench.problem.compiler import compile_problem
 from scbench.run.tracks import prepare
-from scbench.spec.compiler import compile_problem
 
 CODE_SEARCH = ROOT / "problems" / "code_search"
 

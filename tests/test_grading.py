@@ -4,7 +4,7 @@ import pytest
 
 from scbench.grade.outputs import check_output
 from scbench.grade.text import matches
-from scbench.spec.model import OutputExpectation as Expect
+from scbench.problem.model import OutputExpectation as Expect
 
 
 def diff_of(spec: Expect, actual: str) -> str | None:

@@ -11,7 +11,7 @@ import yaml
 
 from conftest import FIXTURES, processes_with, scbench
 from scbench.evaluate import Target, evaluate
-from scbench.spec.compiler import compile_problem
+from scbench.problem.compiler import compile_problem
 
 SERVERS = FIXTURES / "servers"
 

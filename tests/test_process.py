@@ -7,9 +7,9 @@ from pathlib import Path
 
 from conftest import processes_with
 from scbench.grade.cli import grade_cli_step
+from scbench.problem.model import CliStep
 from scbench.run import process
 from scbench.run.cli_case import CliObservation
-from scbench.spec.model import CliStep
 
 
 def test_timeout_kills_the_whole_process_group(tmp_path: Path):

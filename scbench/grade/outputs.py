@@ -9,8 +9,8 @@ from jsonschema import Draft202012Validator
 from scbench.formats import PARSERS
 from scbench.grade import structured, text
 from scbench.grade.show import cut_line, cut_lines, visible
+from scbench.problem.model import OutputExpectation
 from scbench.results import Failure
-from scbench.spec.model import OutputExpectation
 
 
 def _raw(actual: str) -> str:

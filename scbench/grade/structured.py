@@ -18,7 +18,7 @@ from deepdiff.operator import BaseOperator
 
 from scbench.grade import text
 from scbench.grade.show import json_path, value
-from scbench.spec.model import OutputExpectation, Tolerance
+from scbench.problem.model import OutputExpectation, Tolerance
 
 ANY = "[..]"
 """A string leaf that is exactly this matches any value."""

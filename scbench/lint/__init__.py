@@ -12,7 +12,7 @@ from scbench.lint.examples import check_examples
 from scbench.lint.finding import Finding
 from scbench.lint.spec import lint_specs
 from scbench.lint.suite import lint_suite
-from scbench.spec.bundle import Bundle
+from scbench.problem.bundle import Bundle
 
 __all__ = ["Finding", "check_examples", "lint_problem", "lint_specs", "lint_suite"]
 

@@ -12,9 +12,9 @@ from rich.text import Text
 
 from scbench.lint import check_examples, lint_problem
 from scbench.lint.finding import Finding
-from scbench.problem import load
+from scbench.problem.diagnostics import ProblemError
+from scbench.problem.loader import load
 from scbench.report.terminal import print_diagnostics
-from scbench.spec.diagnostics import SpecError
 
 STYLES = {"error": "bold red", "warning": "yellow"}
 
@@ -40,7 +40,7 @@ def lint(
     console = Console(width=None if sys.stdout.isatty() else 120)
     try:
         bundle = load(problem)
-    except SpecError as error:
+    except ProblemError as error:
         print_diagnostics(Console(stderr=True), error.diagnostics)
         raise typer.Exit(2) from None
     findings = lint_problem(problem, bundle) + (check_examples(problem, bundle) if examples else [])

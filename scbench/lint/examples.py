@@ -27,11 +27,11 @@ from scbench.evaluate import Target, run_case
 from scbench.lint.finding import Finding
 from scbench.lint.markdown import Block, parse
 from scbench.lint.vocabulary import FILE_LABEL
+from scbench.problem.bundle import Bundle, CompiledCase, CompiledCheckpoint
+from scbench.problem.model import CliCase, CliExpectation, CliStep, CopyFile, OutputExpectation
 from scbench.results import RunResults
 from scbench.run.context import RunContext
 from scbench.run.tracks import tracks
-from scbench.spec.bundle import Bundle, CompiledCase, CompiledCheckpoint
-from scbench.spec.model import CliCase, CliExpectation, CliStep, CopyFile, OutputExpectation
 
 COMMAND = re.compile(r"^\s*\$\s*<entry_command>\s?(.*)$")
 DIRECTIVE = re.compile(r"^example-(files|exit):\s*(.+)$")

@@ -17,7 +17,7 @@ from pathlib import Path
 from scbench.lint.finding import Finding, Severity
 from scbench.lint.markdown import Document, Line, parse
 from scbench.lint.vocabulary import WORD, is_prescribed_code, vocabulary
-from scbench.spec.bundle import Bundle
+from scbench.problem.bundle import Bundle
 
 PLACEHOLDER = re.compile(r"<[^<>\n]*>|https?://\S+")
 LANGUAGES = r"(?:Python|JavaScript|TypeScript|Java|Rust|Go|Golang|C\+\+|C#|Ruby|Kotlin|Swift|PHP)"

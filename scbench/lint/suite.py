@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scbench.lint.finding import Finding, Severity
-from scbench.spec.bundle import Bundle, CompiledCase
-from scbench.spec.model import CliExpectation, CopyFile, OutputExpectation
+from scbench.problem.bundle import Bundle, CompiledCase
+from scbench.problem.model import CliExpectation, CopyFile, OutputExpectation
 
 Location = tuple[str, int, str]
 INPUT_KEYS = ("args", "stdin", "env", "files", "request")

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from scbench.lint.markdown import Block, Document
-from scbench.spec.bundle import Bundle
+from scbench.problem.bundle import Bundle
 
 TOKEN = re.compile(r"[A-Za-z0-9_$][\w$./-]*")
 WORD = re.compile(r"\w+")

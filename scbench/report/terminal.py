@@ -7,8 +7,8 @@ from rich.table import Table
 from rich.text import Text
 
 from scbench.check import CheckReport
+from scbench.problem.diagnostics import Diagnostic
 from scbench.results import CATEGORIES, CaseResult, RunResults
-from scbench.spec.diagnostics import Diagnostic
 
 MARK = {True: Text("pass", "green"), False: Text("FAIL", "bold red")}
 

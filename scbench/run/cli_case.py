@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scbench.problem.model import CliCase, CliStep
 from scbench.run import process
 from scbench.run.context import RunContext, fill
 from scbench.run.workdir import CaseDirs, write_inputs
-from scbench.spec.model import CliCase, CliStep
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from typing import Any
 import httpx
 import jsonpath
 
+from scbench.problem.model import HttpCase, HttpStep
 from scbench.run import process
 from scbench.run.context import RunContext, fill
 from scbench.run.server import HOST, Server, free_port, tail
 from scbench.run.workdir import CaseDirs, write_inputs
-from scbench.spec.model import HttpCase, HttpStep
 
 CAPTURE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import httpx
 
+from scbench.problem.model import ReadyProbe
 from scbench.run.process import Process
-from scbench.spec.model import ReadyProbe
 
 HOST = "127.0.0.1"
 PROBE_INTERVAL = 0.05

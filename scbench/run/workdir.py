@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from scbench.spec.model import Base64File, CopyFile, InputFile, JsonFile, JsonlFile, TextFile, YamlFile
+from scbench.problem.model import Base64File, CopyFile, InputFile, JsonFile, JsonlFile, TextFile, YamlFile
 
 WRITERS: dict[type, Callable[[Path, object, Path], None]] = {
     str: lambda target, spec, data: target.write_text(spec, encoding="utf-8"),

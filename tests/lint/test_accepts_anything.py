@@ -3,7 +3,7 @@
 import pytest
 
 from scbench.lint.suite import _accepts_anything
-from scbench.spec.model import OutputExpectation as Expect
+from scbench.problem.model import OutputExpectation as Expect
 
 
 @pytest.mark.parametrize(("spec", "anything"), [

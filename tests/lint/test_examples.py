@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scbench.evaluate import Target, evaluate
 from scbench.lint.examples import check_examples, parse_examples, render_spec
-from scbench.problem import load
+from scbench.problem.loader import load
 from tests.conftest import FIXTURES, ROOT
 
 EXAMPLES = FIXTURES / "lint_examples"

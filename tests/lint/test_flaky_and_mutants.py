@@ -5,7 +5,7 @@ from __future__ import annotations
 from scbench.evaluate import Target
 from scbench.flaky import find_flaky
 from scbench.mutants import mutants_of, mutation_score, sample
-from scbench.problem import load
+from scbench.problem.loader import load
 from tests.conftest import FIXTURES
 
 KV = FIXTURES / "kv"

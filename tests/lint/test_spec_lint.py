@@ -8,7 +8,7 @@ import pytest
 
 from scbench.lint import lint_problem, lint_specs, lint_suite
 from scbench.lint.finding import Finding
-from scbench.problem import load
+from scbench.problem.loader import load
 from tests.conftest import FIXTURES, ROOT
 
 LEAKY = FIXTURES / "leaky"

@@ -16,8 +16,8 @@ from pathlib import Path, PurePosixPath
 import jsonpath
 
 from scbench.formats import PARSERS
-from scbench.spec.model import Base64File, CliCase, CopyFile, HttpCase, OutputExpectation, ProblemConfig
-from scbench.spec.walk import argument_strings, inputs, outputs
+from scbench.problem.model import Base64File, CliCase, CopyFile, HttpCase, OutputExpectation, ProblemConfig
+from scbench.problem.walk import argument_strings, inputs, outputs
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 CAPTURE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")

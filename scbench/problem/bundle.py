@@ -16,8 +16,8 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from scbench.paths import CACHE
-from scbench.spec.model import Case, CheckpointConfig, ProblemConfig, Strict
-from scbench.spec.normalize import ignoring
+from scbench.problem.model import Case, CheckpointConfig, ProblemConfig, Strict
+from scbench.problem.normalize import ignoring
 
 
 class CompiledCase(Strict):

@@ -17,8 +17,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from scbench.paths import SCHEMAS
-from scbench.spec.diagnostics import Diagnostic, where_of
-from scbench.spec.source import Document
+from scbench.problem.diagnostics import Diagnostic, where_of
+from scbench.problem.source import Document
 
 SCHEMA_TYPES = {"object": "an object", "array": "a list", "string": "a string", "boolean": "a boolean",
                 "integer": "an integer", "number": "a number", "null": "null"}

@@ -1,6 +1,6 @@
 """Generate the checked-in JSON Schemas in ``schemas/`` from the typed model.
 
-``python -m scbench.spec.schemas`` rewrites them; ``tests/test_schemas.py`` fails when the
+``python -m scbench.problem.schemas`` rewrites them; ``tests/test_schemas.py`` fails when the
 checked-in files drift from the models.
 """
 
@@ -9,8 +9,8 @@ import json
 from pydantic import BaseModel
 
 from scbench.paths import SCHEMAS
+from scbench.problem.model import CaseFile, ProblemConfig
 from scbench.results import RunResults
-from scbench.spec.model import CaseFile, ProblemConfig
 
 DOCUMENTS: dict[str, type[BaseModel]] = {
     "config": ProblemConfig,

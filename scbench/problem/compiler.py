@@ -2,7 +2,7 @@
 
 ``compile_problem`` validates ``config.yaml`` and each case file against the schemas,
 runs the cross-reference checks, normalizes the cases and embeds ``data/``. It never stops
-at the first error: all diagnostics are raised together in one :class:`SpecError`.
+at the first error: all diagnostics are raised together in one :class:`ProblemError`.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from scbench.spec.bundle import Bundle, CompiledCase, CompiledCheckpoint
-from scbench.spec.checks import CASE_CHECKS, CaseContext, compile_jsonpath
-from scbench.spec.diagnostics import Diagnostic, SpecError, relative, where_of
-from scbench.spec.model import CaseFile, CheckpointConfig, ProblemConfig
-from scbench.spec.normalize import normalize
-from scbench.spec.source import Document, read_document
-from scbench.spec.validate import schema_diagnostics
+from scbench.problem.bundle import Bundle, CompiledCase, CompiledCheckpoint
+from scbench.problem.checks import CASE_CHECKS, CaseContext, compile_jsonpath
+from scbench.problem.diagnostics import Diagnostic, ProblemError, relative, where_of
+from scbench.problem.model import CaseFile, CheckpointConfig, ProblemConfig
+from scbench.problem.normalize import normalize
+from scbench.problem.source import Document, read_document
+from scbench.problem.validate import schema_diagnostics
 
 CASE_SUFFIXES = (".yaml", ".yml", ".json")
 M = TypeVar("M", bound=BaseModel)
@@ -137,25 +137,25 @@ def _checkpoints(root: Path, problem: ProblemConfig, out: _Collector) -> Iterato
 def compile_problem(root: Path) -> Bundle:
     """Compile ``problems/NAME`` into a bundle.
 
-    Raises :class:`SpecError` with every diagnostic (file, line, path, message, fix) when
+    Raises :class:`ProblemError` with every diagnostic (file, line, path, message, fix) when
     anything is wrong; a missing directory or ``config.yaml`` is one such diagnostic.
     """
     root = root.resolve()
     out = _Collector(root)
     config_file = root / "config.yaml"
     if not config_file.is_file():
-        raise SpecError([Diagnostic(out.shown(config_file), 0, "", "config.yaml not found",
+        raise ProblemError([Diagnostic(out.shown(config_file), 0, "", "config.yaml not found",
                                     "is this a problem directory? it needs config.yaml (see docs/case-format.md)")])
     document = out.read(config_file, "config")
     if document is None:
-        raise SpecError(out.found)
+        raise ProblemError(out.found)
     problem = out.model(ProblemConfig, document, config_file)
     if problem is None:
-        raise SpecError(out.found)
+        raise ProblemError(out.found)
     checkpoints = list(_checkpoints(root, problem, out))
     for stray in sorted(p for p in (root / "cases").glob("*") if p.is_dir() and p.name not in problem.checkpoints):
         out.add(stray, 0, "", "this cases directory belongs to no checkpoint of config.yaml",
                 f"add {stray.name} to checkpoints in config.yaml, or rename or remove the directory")
     if out.found:
-        raise SpecError(out.found)
+        raise ProblemError(out.found)
     return Bundle(config=problem, checkpoints=checkpoints, data=_data(root))

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from scbench.spec.diagnostics import Diagnostic, where_of
+from scbench.problem.diagnostics import Diagnostic, where_of
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from scbench.spec.model import CliCase, CliExpectation, CliStep, HttpCase, InputFile, Output
+from scbench.problem.model import CliCase, CliExpectation, CliStep, HttpCase, InputFile, Output
 
 Path_ = tuple
 

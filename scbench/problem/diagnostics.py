@@ -28,7 +28,7 @@ class Diagnostic:
         return f"{head}\n    fix: {self.hint}" if self.hint else head
 
 
-class SpecError(Exception):
+class ProblemError(Exception):
     """Raised when a problem does not compile; carries every diagnostic found, sorted."""
 
     def __init__(self, diagnostics: list[Diagnostic]):

@@ -8,8 +8,8 @@ output expectation is an :class:`OutputExpectation` with its ``value`` inlined (
 from __future__ import annotations
 
 from scbench.formats import PARSERS
-from scbench.spec.checks import CaseContext
-from scbench.spec.model import (
+from scbench.problem.checks import CaseContext
+from scbench.problem.model import (
     CliCase,
     CliExpectation,
     CliStep,
@@ -18,7 +18,7 @@ from scbench.spec.model import (
     Output,
     OutputExpectation,
 )
-from scbench.spec.walk import cli_steps
+from scbench.problem.walk import cli_steps
 
 
 def output(authored: Output, ctx: CaseContext) -> OutputExpectation:
