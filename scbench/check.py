@@ -10,7 +10,8 @@ from pathlib import Path
 
 from scbench.evaluate import Target, evaluate, with_quality
 from scbench.flaky import find_flaky
-from scbench.lint import check_examples, lint_problem
+from scbench.lint.examples import check_examples
+from scbench.lint.problem import lint_problem
 from scbench.mutants import MutationScore, mutation_score
 from scbench.problem.bundle import Bundle
 from scbench.results import RunResults

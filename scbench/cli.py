@@ -1,55 +1,71 @@
-"""The ``scbench`` command line: each command parses its arguments and calls the library."""
+"""The ``scbench`` command line: each command parses its arguments and calls the library.
+
+Startup is kept to typer's own: this module and every command module it registers import only
+typer and the standard library at module level; the library is imported inside command bodies.
+A command of a capability package lives in that package's ``command.py`` and is registered
+below with one line.
+"""
 
 from __future__ import annotations
 
 import shlex
-import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.syntax import Syntax
 
-from scbench import evaluate as evaluation
-from scbench.bless import Edit, UnknownCase, bless
-from scbench.check import CheckOptions, check
 from scbench.lint.command import lint
-from scbench.problem.bundle import Bundle
-from scbench.problem.diagnostics import ProblemError
-from scbench.problem.loader import load
-from scbench.prompts import render_prompt, templates
 from scbench.quality.command import metrics
-from scbench.report.junit import write_junit
-from scbench.report.terminal import print_check, print_diagnostics, print_run
-from scbench.results import RunResults
-from scbench.run.tracks import SetupError, prepare, tracks
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from scbench.bless import Edit
+    from scbench.evaluate import Target
+    from scbench.problem.bundle import Bundle
+    from scbench.results import RunResults
 
 app = typer.Typer(help="Iterative coding benchmarks as data: compile, run, grade, measure.",
-                  no_args_is_help=True, pretty_exceptions_enable=False)
+                  no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None)
 app.command("metrics")(metrics)
 app.command("lint")(lint)
-console = Console(stderr=True, width=None if sys.stderr.isatty() else 160, soft_wrap=True)
 
 ProblemArg = Annotated[Path, typer.Argument(help="problems/NAME directory or a compiled NAME-HASH.scb.json")]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run in parallel [default: CPU count]")]
+TrackOption = Annotated[str, typer.Option("--track", "-t", help="language track of scbench/run/tracks.yaml "
+                                                                "(python, node, rust, java, go, ...)")]
 
 
-def _bundle(path: Path) -> Bundle:
+def stderr_console() -> Console:
+    """The console for progress, logs and reports a person reads (stderr; 160 columns when not a terminal)."""
+    import sys
+
+    from rich.console import Console
+    return Console(stderr=True, width=None if sys.stderr.isatty() else 160, soft_wrap=True)
+
+
+def load_bundle(path: Path) -> Bundle:
+    """The problem or bundle at ``path``; on compile errors, print every diagnostic and exit 2."""
+    from scbench.problem.diagnostics import ProblemError
+    from scbench.problem.loader import load
+    from scbench.report.terminal import print_diagnostics
     try:
         return load(path)
     except ProblemError as error:
-        print_diagnostics(console, error.diagnostics)
+        print_diagnostics(stderr_console(), error.diagnostics)
         raise typer.Exit(2) from None
 
 
-def _known_track(track: str) -> None:
+def known_track(track: str, hint: str = "--track") -> None:
+    """Raise a usage error unless ``track`` is an entry of ``tracks.yaml``."""
+    from scbench.run.tracks import tracks
     if track not in tracks():
-        raise typer.BadParameter(f"unknown track {track!r}; known: {', '.join(tracks())}", param_hint="--track")
+        raise typer.BadParameter(f"unknown track {track!r}; known: {', '.join(tracks())}", param_hint=hint)
 
 
-def _usable_entry(entry: str) -> None:
+def usable_entry(entry: str) -> None:
+    """Raise a usage error unless ``entry`` splits into a non-empty argv."""
     try:
         argv = shlex.split(entry)
     except ValueError as error:
@@ -58,16 +74,30 @@ def _usable_entry(entry: str) -> None:
         raise typer.BadParameter("the entry command is empty", param_hint="--entry")
 
 
-def _known_checkpoint(bundle: Bundle, checkpoint: int) -> None:
+def known_checkpoint(bundle: Bundle, checkpoint: int) -> None:
+    """Raise a usage error unless ``bundle`` has checkpoint number ``checkpoint``."""
     if checkpoint not in range(1, len(bundle.checkpoints) + 1):
         raise typer.BadParameter(f"this problem has checkpoints 1..{len(bundle.checkpoints)}",
                                  param_hint="--checkpoint")
 
 
-def progress() -> Progress:
-    """The progress bar shown while cases run (on stderr, hidden when not a terminal)."""
+def progress(console: Console) -> Progress:
+    """The progress bar shown while cases run (on ``console``, hidden when not a terminal)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                     console=console, transient=True, disable=not console.is_terminal)
+
+
+def with_progress(jobs: int | None, console: Console):
+    """A run function like :func:`scbench.evaluate.evaluate` that shows a progress bar."""
+    from scbench import evaluate as evaluation
+
+    def run(bundle: Bundle, checkpoint: int, target: Target) -> RunResults:
+        with progress(console) as bar:
+            task = bar.add_task(f"{target.track or 'entry'} checkpoint_{checkpoint}",
+                                total=len(bundle.suite(checkpoint)))
+            return evaluation.evaluate(bundle, checkpoint, target, jobs, lambda _: bar.advance(task))
+    return run
 
 
 @app.command("compile")
@@ -76,21 +106,11 @@ def compile_command(
     out: Annotated[Path, typer.Option(help="directory for the bundle")] = Path("build"),
 ) -> None:
     """Validate a problem and write its content-hashed bundle. Exit 2 on any error."""
-    bundle = _bundle(problem)
+    bundle = load_bundle(problem)
     path = bundle.write(out)
     cases = sum(len(cp.cases) for cp in bundle.checkpoints)
-    console.print(f"compiled {bundle.config.name}: {len(bundle.checkpoints)} checkpoints, {cases} cases")
+    stderr_console().print(f"compiled {bundle.config.name}: {len(bundle.checkpoints)} checkpoints, {cases} cases")
     typer.echo(path)
-
-
-def with_progress(jobs: int | None):
-    """A run function like :func:`scbench.evaluate.evaluate` that shows a progress bar."""
-    def run(bundle: Bundle, checkpoint: int, target: evaluation.Target) -> RunResults:
-        with progress() as bar:
-            task = bar.add_task(f"{target.track or 'entry'} checkpoint_{checkpoint}",
-                                total=len(bundle.suite(checkpoint)))
-            return evaluation.evaluate(bundle, checkpoint, target, jobs, lambda _: bar.advance(task))
-    return run
 
 
 @app.command("eval")
@@ -99,7 +119,8 @@ def eval_command(
     checkpoint: Annotated[int, typer.Option("--checkpoint", "-c", help="checkpoint number")],
     solution: Annotated[Path, typer.Option("--solution", "-s", help="solution directory", exists=True,
                                            file_okay=False)],
-    track: Annotated[str | None, typer.Option("--track", "-t", help=f"one of: {', '.join(tracks())}")] = None,
+    track: Annotated[str | None, typer.Option("--track", "-t", help="language track of scbench/run/tracks.yaml "
+                                              "[default: python]")] = None,
     entry: Annotated[str | None, typer.Option("--entry", "-e", help="entry command, e.g. 'node main.js'; "
                                               "paths are relative to the solution, {solution} is its dir")] = None,
     jobs: Jobs = None,
@@ -109,15 +130,21 @@ def eval_command(
 ) -> None:
     """Run a checkpoint's cases (plus regressions) against a solution and measure its erosion
     and verbosity. Exit 1 unless strict-solved."""
+    from scbench import evaluate as evaluation
+    from scbench.report.junit import write_junit
+    from scbench.report.terminal import print_run
+    from scbench.run.tracks import SetupError
     if track is not None:
-        _known_track(track)
+        known_track(track)
     if entry is not None:
-        _usable_entry(entry)
-    bundle = _bundle(problem)
-    _known_checkpoint(bundle, checkpoint)
+        usable_entry(entry)
+    bundle = load_bundle(problem)
+    known_checkpoint(bundle, checkpoint)
+    console = stderr_console()
     target = evaluation.Target(solution, None if entry else track or "python", entry)
     try:
-        results = evaluation.with_quality(with_progress(jobs)(bundle, checkpoint, target), solution, previous)
+        results = evaluation.with_quality(with_progress(jobs, console)(bundle, checkpoint, target), solution,
+                                          previous)
     except SetupError as error:
         console.print(f"[red]setup failed for {solution}:[/] {error}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
@@ -139,8 +166,11 @@ def check_command(
     """Compile, lint, then run every reference solution of every track on its checkpoint plus
     regressions. Exit 1 on any inconsistency (lint errors included, warnings not), 2 if the
     problem does not compile."""
-    bundle = _bundle(problem)
-    report = check(problem, bundle, with_progress(jobs), CheckOptions(repeat, mutants))
+    from scbench.check import CheckOptions, check
+    from scbench.report.terminal import print_check
+    bundle = load_bundle(problem)
+    console = stderr_console()
+    report = check(problem, bundle, with_progress(jobs, console), CheckOptions(repeat, mutants))
     print_check(console, report)
     raise typer.Exit(0 if report.ok else 1)
 
@@ -149,16 +179,18 @@ def check_command(
 def prompt_command(
     problem: ProblemArg,
     checkpoint: Annotated[int, typer.Option("--checkpoint", "-c", help="checkpoint number")],
-    template: Annotated[str, typer.Option("--template", help=f"one of: {', '.join(templates())}")] = "just-solve",
-    track: Annotated[str, typer.Option("--track", "-t", help="the track the agent writes in")] = "python",
+    template: Annotated[str, typer.Option("--template", help="a template of prompts/: just-solve, anti-slop, "
+                                          "plan-first, ...")] = "just-solve",
+    track: TrackOption = "python",
 ) -> None:
     """Print the agent prompt for a checkpoint: the spec, rendered for a track, in a template."""
+    from scbench.prompts import render_prompt, templates
     if template not in templates():
         raise typer.BadParameter(f"unknown template {template!r}; known: {', '.join(templates())}",
                                  param_hint="--template")
-    bundle = _bundle(problem)
-    _known_checkpoint(bundle, checkpoint)
-    _known_track(track)
+    bundle = load_bundle(problem)
+    known_checkpoint(bundle, checkpoint)
+    known_track(track)
     typer.echo(render_prompt(bundle, checkpoint, template, track), nl=False)
 
 
@@ -167,14 +199,16 @@ def bless_command(
     problem: Annotated[Path, typer.Argument(help="problems/NAME directory")],
     checkpoint: Annotated[int, typer.Option("--checkpoint", "-c", help="checkpoint number")],
     case: Annotated[list[str] | None, typer.Option("--case", help="only this case id (repeatable)")] = None,
-    track: Annotated[str, typer.Option("--track", "-t", help="track of the reference solution")] = "python",
+    track: TrackOption = "python",
     yes: Annotated[bool, typer.Option("--yes", "-y", help="write without asking")] = False,
 ) -> None:
     """Fill or refresh expected outputs from the reference solution, keeping wildcards that
     still match. Shows the diff, then asks before writing (or --yes)."""
-    bundle = _bundle(problem)
-    _known_checkpoint(bundle, checkpoint)
-    _known_track(track)
+    from scbench.bless import UnknownCase, bless
+    from scbench.run.tracks import prepare
+    bundle = load_bundle(problem)
+    known_checkpoint(bundle, checkpoint)
+    known_track(track)
     reference = problem / "solutions" / track / f"checkpoint_{checkpoint}"
     if not reference.is_dir():
         raise typer.BadParameter(f"no reference solution at {reference}", param_hint="--track")
@@ -183,13 +217,15 @@ def bless_command(
                              set(case or []))
     except UnknownCase as error:
         raise typer.BadParameter(error.args[0], param_hint="--case") from None
+    console = stderr_console()
     for note in notes:
         console.print(f"[yellow]{note}[/]", highlight=False)
-    _confirm_and_write(edits, yes)
+    _confirm_and_write(console, edits, yes)
 
 
-def _confirm_and_write(edits: list[Edit], yes: bool) -> None:
+def _confirm_and_write(console: Console, edits: list[Edit], yes: bool) -> None:
     """Show each edit's diff; write them all if ``yes`` or the user agrees at a terminal, else exit 1."""
+    from rich.syntax import Syntax
     for edit in edits:
         console.print(Syntax(edit.diff, "diff", theme="ansi_dark", background_color="default"))
     if not edits:

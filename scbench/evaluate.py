@@ -16,7 +16,7 @@ from pathlib import Path
 from scbench.grade.cli import grade_cli_step
 from scbench.grade.http import grade_http_step
 from scbench.problem.bundle import Bundle, CompiledCase
-from scbench.quality import delta, measure
+from scbench.quality.measure import delta, measure
 from scbench.results import CaseResult, RunResults, StepResult, Summary
 from scbench.run.cli_case import run_cli_case
 from scbench.run.context import RunContext

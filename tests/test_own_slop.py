@@ -1,7 +1,7 @@
 """We measure slop, so we must not write it: scbench's own code, measured by scbench."""
 
 from conftest import ROOT
-from scbench.quality import measure
+from scbench.quality.measure import measure
 
 
 def test_no_callable_of_scbench_is_above_cc_10():

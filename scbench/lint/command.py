@@ -4,23 +4,21 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
-from scbench.lint import check_examples, lint_problem
-from scbench.lint.finding import Finding
-from scbench.problem.diagnostics import ProblemError
-from scbench.problem.loader import load
-from scbench.report.terminal import print_diagnostics
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from scbench.lint.finding import Finding
 
 STYLES = {"error": "bold red", "warning": "yellow"}
 
 
 def print_findings(console: Console, findings: list[Finding]) -> None:
     """Each finding as rendered by :meth:`Finding.render`, coloured by severity, then the counts."""
+    from rich.text import Text
     for finding in findings:
         head, _, rest = finding.render().partition("\n")
         console.print(Text(head, STYLES[finding.severity]), highlight=False)
@@ -37,12 +35,13 @@ def lint(
     """Lint a problem against the design rules: specs that leak internals, a language or the tests,
     and weak cases (no expectation, duplicates, accept-anything, no error cases, unused data).
     Exits 1 when any finding is an error, 2 when the problem does not compile."""
+    from rich.console import Console
+
+    from scbench.cli import load_bundle
+    from scbench.lint.examples import check_examples
+    from scbench.lint.problem import lint_problem
     console = Console(width=None if sys.stdout.isatty() else 120)
-    try:
-        bundle = load(problem)
-    except ProblemError as error:
-        print_diagnostics(Console(stderr=True), error.diagnostics)
-        raise typer.Exit(2) from None
+    bundle = load_bundle(problem)
     findings = lint_problem(problem, bundle) + (check_examples(problem, bundle) if examples else [])
     print_findings(console, sorted(findings))
     if any(finding.severity == "error" for finding in findings):

@@ -54,7 +54,7 @@ def read_document(path: Path, shown_as: str) -> tuple[Document | None, list[Diag
         line = path.read_bytes()[: error.start].count(b"\n") + 1
         return None, [Diagnostic(shown_as, line, "", f"not UTF-8 text: {error.reason} at byte {error.start}",
                                  "save the file as UTF-8")]
-    loader = yaml.SafeLoader(text)
+    loader = yaml.CSafeLoader(text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None

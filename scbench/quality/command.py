@@ -7,10 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-
-from scbench.quality.measure import measure
-from scbench.quality.report import render
 
 
 def metrics(
@@ -26,6 +22,10 @@ def metrics(
     |lines flagged by AST-grep rules U clone lines| / LOC. Also prints their parts and the top offenders:
     callables by mass, rule matches, clone pairs. Skips node_modules, .venv, target and hidden directories.
     """
+    from rich.console import Console
+
+    from scbench.quality.measure import measure
+    from scbench.quality.report import render
     try:
         report = measure(path, language)
     except LookupError as error:

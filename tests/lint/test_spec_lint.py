@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from scbench.lint import lint_problem, lint_specs, lint_suite
 from scbench.lint.finding import Finding
+from scbench.lint.problem import lint_problem
+from scbench.lint.spec import lint_specs
+from scbench.lint.suite import lint_suite
 from scbench.problem.loader import load
 from tests.conftest import FIXTURES, ROOT
 
