@@ -84,7 +84,8 @@ def test_key_order():
 
 def test_text_diff_shows_invisible_characters_expected_first():
     assert diff_of(Expect(value="a b\nc\n"), "a\tb\nc \n") == (
-        "text differs\n--- expected\n+++ actual\n@@ -1,3 +1,3 @@\n-a b\n-c\n+a\\tb\n+c·\n ")
+        "text differs at line 1, column 2 (2 lines differ)\n--- expected\n+++ actual\n@@ -1,3 +1,3 @@\n"
+        "-a b\n-c\n+a\\tb\n+c·\n ")
 
 
 def test_regex_and_invalid_json():
@@ -112,7 +113,78 @@ def test_missing_output_file():
 def test_huge_outputs_give_short_reports():
     actual = "x" * 5_000_000 + "\n" + "y\n" * 100_000
     failure = check_output("stdout", Expect(value="small\n"), actual.encode())
-    assert failure.diff.splitlines()[5] == "+" + "x" * 300 + "… (5000000 chars)"
+    assert failure.message == "text differs at line 1, column 1 (100001 lines differ)"
+    assert failure.diff.splitlines()[4] == "+" + "x" * 300 + "… (5000000 chars)"
     assert len(failure.diff) < 2_000
     failure = check_output("stdout", Expect(value=r"\d+", regex=True), actual.encode())
     assert failure.diff.endswith("\ny\n… (99942 more lines)")
+
+
+def test_numbers_are_exact_unless_a_tolerance_is_given():
+    assert diff_of(Expect(format="json", value=[0.3]), "[0.30000000000000004]") == (
+        "$[0]: expected 0.3, actual 0.30000000000000004")
+    assert diff_of(Expect(format="json", value={"n": 1}), '{"n": 1.0000000001}') == (
+        "$.n: expected 1, actual 1.0000000001")
+    assert diff_of(Expect(format="json", value=[0.3], tolerance={"abs": 1e-12}), "[0.30000000000000004]") is None
+
+
+def test_integers_equal_integral_floats_and_booleans_are_not_numbers():
+    assert diff_of(Expect(format="json", value=[1, {"n": 2}]), '[1.0, {"n": 2.0}]') is None
+    assert diff_of(Expect(format="json", unordered=True, value=[1, 2.5]), "[2.5, 1.0]") is None
+    assert diff_of(Expect(format="json", value=[True, 0]), "[1, false]") == (
+        "2 differences, first $[0]: expected true (boolean), actual 1 (number)\n"
+        "$[0]: expected true (boolean), actual 1 (number)\n$[1]: expected 0 (number), actual false (boolean)")
+
+
+def test_reordered_lists_say_same_items_different_order():
+    spec = Expect(format="jsonl", value=[{"a": 1}, {"a": 2}, {"a": 3}])
+    assert diff_of(spec, '{"a": 1}\n{"a": 3}\n{"a": 2}\n') == (
+        '$: same items, different order (first at [1]: expected {"a": 2}, actual {"a": 3})')
+    spec = Expect(format="json", value={"tags": ["x", "y"], "n": 1})
+    assert diff_of(spec, '{"tags": ["y", "x"], "n": 2}') == (
+        '2 differences, first $.n: expected 1, actual 2\n$.n: expected 1, actual 2\n'
+        '$.tags: same items, different order (first at [0]: expected "x", actual "y")')
+    assert diff_of(Expect(value="a\nb\nc\n"), "a\nc\nb\n").splitlines()[0] == (
+        "same lines, different order (first at line 2: expected 'b', actual 'c')")
+
+
+def test_a_late_difference_is_located_and_the_differing_lines_counted():
+    lines = [f"row {n}" for n in range(10_000)]
+    actual = [*lines[:9_000], "row X", *lines[9_001:9_500], *lines[9_501:]]
+    report = diff_of(Expect(value="\n".join(lines) + "\n"), "\n".join(actual) + "\n").splitlines()
+    assert report[:9] == ["text differs at line 9001, column 5 (2 lines differ)", "--- expected", "+++ actual",
+                          "@@ -8999,5 +8999,5 @@", " row 8998", " row 8999", "-row 9000", "+row X", " row 9001"]
+    assert report[10:12] == ["@@ -9499,5 +9499,4 @@", " row 9498"]
+
+
+def test_a_difference_after_column_300_is_shown_around_its_column():
+    report = diff_of(Expect(value="x" * 400 + "abc\n"), "x" * 400 + "abd\n").splitlines()
+    assert report[0] == "text differs at line 1, column 403 (1 line differs)"
+    assert report[4:6] == ["-…" + "x" * 38 + "abc", "+…" + "x" * 38 + "abd"]
+
+
+def test_invalid_utf8_is_named_with_its_offset_never_replaced():
+    assert diff_of(Expect(value="caf\ufffd\n"), "") is not None
+    failure = check_output("stdout", Expect(value="caf\ufffd\n"), b"ok\ncaf\xe9\n")
+    assert failure.message == ("not valid UTF-8: byte(s) e9 at offset 6 (line 2, byte 4 of the line): "
+                               "invalid continuation byte")
+    assert check_output("stdout", Expect(format="json", value=["\ufffd"]), b'["\xff"]').message.startswith(
+        "not valid UTF-8: byte(s) ff at offset 2")
+    assert check_output("file out.bin", Expect(), b"\xff\xfe") is None
+
+
+def test_line_ending_and_final_newline_differences_are_named():
+    assert diff_of(Expect(value="a\nb [..]\n"), "a\r\nb c\r\n") == (
+        "only line endings differ: the actual text has CRLF (\\r\\n) where the expected text has LF (\\n)")
+    assert diff_of(Expect(value="a\n"), "a\n\n") == "only the final newlines differ: expected 1, actual 2"
+
+
+@pytest.mark.parametrize(("expected", "actual", "why"), [
+    ("took [..]s to index [..] files\n", "took 0.5s to index 3 dirs\n",
+     "after column 19, the line should end with ' files', actual '3 dirs'"),
+    ("took [..]s to index [..] files\n", "took 0.5 to index 3 files\n",
+     "after column 5, 's to index·' does not occur in the rest, '0.5 to index 3 files'"),
+    ("took [..]s\n", "spent 1s\n", "the line should start with 'took·', actual 'spent 1s'"),
+])
+def test_a_wildcard_line_that_fails_names_the_part(expected, actual, why):
+    assert diff_of(Expect(value=expected), actual).splitlines()[0] == f"text differs at line 1: {why} (1 line differs)"

@@ -24,7 +24,8 @@ def _text(target: str, spec: OutputExpectation, actual: str) -> Failure | None:
                                        diff=text.regex_mismatch(spec.value, actual))
     if text.matches(spec.value, actual):
         return None
-    return Failure(target=target, message="text differs", diff=text.unified(spec.value, actual))
+    message, diff = text.describe(spec.value, actual)
+    return Failure(target=target, message=message, diff=diff)
 
 
 def _structured(target: str, spec: OutputExpectation, actual: str) -> Failure | None:
@@ -48,12 +49,25 @@ def _structured(target: str, spec: OutputExpectation, actual: str) -> Failure | 
                    diff="\n".join(cut_lines(lines)))
 
 
+def _not_utf8(target: str, actual: bytes, error: UnicodeDecodeError) -> Failure:
+    line = actual.count(b"\n", 0, error.start) + 1
+    column = error.start - (actual.rfind(b"\n", 0, error.start) + 1) + 1
+    bad = actual[error.start:error.end].hex(" ")
+    context = actual[max(error.start - 40, 0):error.end + 40].decode("utf-8", errors="backslashreplace")
+    return Failure(target=target, message=f"not valid UTF-8: byte(s) {bad} at offset {error.start} (line {line}, "
+                   f"byte {column} of the line): {error.reason}", diff=visible(context))
+
+
 def check_output(target: str, spec: OutputExpectation, actual: bytes | None) -> Failure | None:
     """The failure of ``actual`` against ``spec``, or ``None`` when it passes. ``actual`` is
-    ``None`` for an output file that was not created."""
+    ``None`` for an output file that was not created. Output that is not valid UTF-8 fails,
+    naming the offending bytes and their offset, unless only its existence is checked."""
     if actual is None:
         return Failure(target=target, message="was not created")
-    decoded = actual.decode("utf-8", errors="replace")
+    try:
+        decoded = actual.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return None if spec.format == "text" and spec.value is None else _not_utf8(target, actual, error)
     if spec.format == "text":
         return None if spec.value is None else _text(target, spec, decoded)
     return _structured(target, spec, decoded)

@@ -14,17 +14,15 @@ MAX_DIFF_LINES = 60
 MAX_LINE = 300
 """Characters of one rendered line before it is cut."""
 
-MAX_COMPARED_LINES = 2000
-"""Lines of each side a text diff looks at (outputs can be megabytes)."""
-
 ESCAPES = {"\t": "\\t", "\r": "\\r", "\x00": "\\0", "\u00a0": "\\u00a0"}
 
 
 def visible(text: str) -> str:
     """``text`` with tabs, carriage returns, control and format characters (zero-width
     spaces, BOMs, ...) escaped, and trailing spaces shown as ``·``."""
-    shown = "".join(ESCAPES.get(ch) or (f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
-                                        else ch) for ch in text)
+    plain = text.isascii() and text.isprintable()
+    shown = text if plain else "".join(ESCAPES.get(ch) or (
+        f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch) for ch in text)
     stripped = shown.rstrip(" ")
     return stripped + "·" * (len(shown) - len(stripped))
 

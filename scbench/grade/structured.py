@@ -7,8 +7,11 @@ expected before actual.
 from __future__ import annotations
 
 import copy
+import json
 import math
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import reduce
 from typing import Any
 
@@ -24,26 +27,65 @@ ANY = "[..]"
 """A string leaf that is exactly this matches any value."""
 
 
+@dataclass(frozen=True)
+class Boolean:
+    """A boolean kept apart from numbers while diffing (in Python ``True == 1``, in JSON not)."""
+
+    value: bool
+
+
+def _scalar(item: Any) -> Any:
+    return Boolean(item) if isinstance(item, bool) else item
+
+
+def _hashable_scalar(item: Any) -> Any:
+    """For ``unordered`` lists, compared by hash: integral floats as integers, so ``1.0`` finds ``1``."""
+    return int(item) if isinstance(item, float) and item.is_integer() else _scalar(item)
+
+
+def canonical(item: Any, scalar: Callable[[Any], Any] = _scalar) -> Any:
+    """``item`` for comparing, recursively through lists and objects: booleans wrapped in
+    :class:`Boolean`, other scalars through ``scalar``."""
+    if isinstance(item, dict):
+        return {key: canonical(child, scalar) for key, child in item.items()}
+    if isinstance(item, list):
+        return [canonical(child, scalar) for child in item]
+    return scalar(item)
+
+
+def _json(item: Any) -> str:
+    """``item`` (canonical) as compact JSON with sorted keys: the identity of an item of a list."""
+    return json.dumps(item, sort_keys=True, ensure_ascii=False, default=lambda boolean: boolean.value)
+
+
+def _shown(item: Any) -> str:
+    """A canonical value rendered for a message."""
+    return value(json.loads(_json(item)))
+
+
+def _number(item: Any) -> bool:
+    return isinstance(item, int | float) and not isinstance(item, bool)
+
+
 class LeafOperator(BaseOperator):
-    """deepdiff operator for leaves compared by our rules: wildcard strings and toleranced floats."""
+    """deepdiff operator for leaves compared by our rules: wildcard strings, and numbers by value
+    (``1`` equals ``1.0``; ``0.1 + 0.2`` is not ``0.3`` unless a ``tolerance`` says so)."""
 
     def __init__(self, tolerance: Tolerance | None):
         super().__init__()
         self.tolerance = tolerance
 
-    def _is_number_pair(self, level) -> bool:
-        numbers = (int, float)
-        return all(isinstance(x, numbers) and not isinstance(x, bool) for x in (level.t1, level.t2))
-
     def match(self, level) -> bool:
         wildcard = isinstance(level.t1, str) and text.INLINE_WILDCARD in level.t1
-        return wildcard or (self.tolerance is not None and self._is_number_pair(level))
+        return wildcard or (_number(level.t1) and _number(level.t2))
 
     def _equal(self, expected: Any, actual: Any) -> bool:
         if expected == ANY:
             return True
         if isinstance(expected, str):
             return isinstance(actual, str) and text.matches(expected, actual)
+        if self.tolerance is None:
+            return expected == actual
         return math.isclose(expected, actual, rel_tol=self.tolerance.rel, abs_tol=self.tolerance.abs)
 
     def give_up_diffing(self, level, diff_instance) -> bool:
@@ -78,16 +120,19 @@ def _prepare(data: Any, spec: OutputExpectation) -> Any:
     return sorted(data, key=_sort_key(spec.sort_by)) if spec.sort_by and isinstance(data, list) else data
 
 
+JSON_TYPES = {Boolean: "boolean", int: "number", float: "number", str: "string", dict: "object", list: "array",
+              type(None): "null"}
+
 MESSAGES: dict[str, Callable[[Any], str]] = {
-    "values_changed": lambda lv: f"expected {value(lv.t1)}, actual {value(lv.t2)}",
-    "type_changes": lambda lv: f"expected {value(lv.t1)} ({type(lv.t1).__name__}), "
-                               f"actual {value(lv.t2)} ({type(lv.t2).__name__})",
-    "dictionary_item_removed": lambda lv: f"missing key (expected {value(lv.t1)})",
-    "dictionary_item_added": lambda lv: f"unexpected key (actual {value(lv.t2)})",
-    "iterable_item_removed": lambda lv: f"missing item {value(lv.t1)}",
-    "iterable_item_added": lambda lv: f"unexpected item {value(lv.t2)}",
+    "values_changed": lambda lv: f"expected {_shown(lv.t1)}, actual {_shown(lv.t2)}",
+    "type_changes": lambda lv: f"expected {_shown(lv.t1)} ({JSON_TYPES[type(lv.t1)]}), "
+                               f"actual {_shown(lv.t2)} ({JSON_TYPES[type(lv.t2)]})",
+    "dictionary_item_removed": lambda lv: f"missing key (expected {_shown(lv.t1)})",
+    "dictionary_item_added": lambda lv: f"unexpected key (actual {_shown(lv.t2)})",
+    "iterable_item_removed": lambda lv: f"missing item {_shown(lv.t1)}",
+    "iterable_item_added": lambda lv: f"unexpected item {_shown(lv.t2)}",
     "repetition_change": lambda lv: f"expected {lv.additional['repetition']['old_repeat']} occurrence(s) "
-                                    f"of {value(lv.t1)}, actual {lv.additional['repetition']['new_repeat']}",
+                                    f"of {_shown(lv.t1)}, actual {lv.additional['repetition']['new_repeat']}",
 }
 
 
@@ -111,16 +156,41 @@ def _key_order(expected: Any, actual: Any, path: list) -> list[str]:
     return lines + [line for key, e, a in children for line in _key_order(e, a, [*path, key])]
 
 
+def _permuted(expected: Any, actual: Any) -> bool:
+    return (isinstance(expected, list) and isinstance(actual, list) and expected != actual
+            and Counter(map(_json, expected)) == Counter(map(_json, actual)))
+
+
+def reorderings(expected: Any, actual: Any, path: list) -> tuple[Any, list[str]]:
+    """``actual`` with each list that holds exactly ``expected``'s items in another order put in
+    ``expected``'s order, and one line per such list naming its first misplaced item."""
+    if _permuted(expected, actual):
+        index, wanted, found = next((i, e, a) for i, (e, a) in enumerate(zip(expected, actual, strict=True)) if e != a)
+        return expected, [f"{json_path(path)}: same items, different order (first at [{index}]: expected "
+                          f"{_shown(wanted)}, actual {_shown(found)})"]
+    patched, lines = copy.copy(actual), []
+    for key, wanted, found in _shared_children(expected, actual):
+        patched[key], more = reorderings(wanted, found, [*path, key])
+        lines += more
+    return (patched, lines) if lines else (actual, [])
+
+
 def differences(expected: Any, actual: Any, spec: OutputExpectation) -> list[str]:
     """Every difference between the expected and the actual parsed value under ``spec``
-    (ignore, sort_by, subset, unordered, tolerance, wildcards, key_order); empty if they match."""
-    expected, actual = _prepare(expected, spec), _prepare(actual, spec)
+    (ignore, sort_by, subset, unordered, tolerance, wildcards, key_order); empty if they match.
+    Numbers compare by value (``1`` equals ``1.0``, ``0.1 + 0.2`` is not ``0.3``) unless there is
+    a tolerance; a boolean never equals a number; without ``unordered`` a list holding the
+    expected items in another order is one line, "same items, different order"."""
+    scalar = _hashable_scalar if spec.unordered else _scalar
+    expected, actual = (canonical(_prepare(side, spec), scalar) for side in (expected, actual))
+    actual, reordered = (actual, []) if spec.unordered else reorderings(expected, actual, [])
     diff = DeepDiff(expected, actual, ignore_order=spec.unordered, report_repetition=spec.unordered,
-                    ignore_numeric_type_changes=True, custom_operators=[LeafOperator(spec.tolerance)], view="tree",
+                    custom_operators=[LeafOperator(spec.tolerance)], view="tree",
                     threshold_to_diff_deeper=0)
     skipped = {"dictionary_item_added"} if spec.subset else set()
     lines = [f"{json_path(level.path(output_format='list'))}: {MESSAGES[kind](level)}"
              for kind, levels in diff.items() if kind not in skipped for level in levels]
+    lines += reordered
     if spec.key_order and not lines:
         lines = _key_order(expected, actual, [])
     return sorted(lines)

@@ -1,18 +1,35 @@
-"""Text expectations: exact text with trycmd-style wildcards, or a full regular expression."""
+"""Text expectations: exact text with trycmd-style wildcards, or a full regular expression.
+
+When a text does not match, :func:`describe` locates the first difference (line, column, and for
+a wildcard line the part that failed), counts the differing lines and renders a unified diff of
+the region, whatever the size of the texts: lines are aligned with difflib after the common head
+and tail are set aside, and only the lines shown are rendered.
+"""
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 
-from scbench.grade.show import MAX_COMPARED_LINES, cut_line, cut_lines, visible
+from scbench.grade.show import MAX_DIFF_LINES, MAX_LINE, cut_line, cut_lines, visible
 
 LINE_WILDCARD = "..."
 """A line that is exactly this matches any number of lines."""
 
 INLINE_WILDCARD = "[..]"
 """Matches any characters within one line."""
+
+CONTEXT = 2
+"""Unchanged lines shown around each change."""
+
+LEAD = 40
+"""Characters shown before the first differing column when a long line is cut."""
+
+MAX_SUBSTITUTIONS = 200_000
+"""Wildcard-line tries (actual lines x distinct wildcard lines) spent on aligning lines for the diff."""
 
 
 @lru_cache(maxsize=1024)
@@ -31,14 +48,211 @@ def matches(expected: str, actual: str) -> bool:
     return wildcard_pattern(expected).fullmatch(actual + "\n") is not None
 
 
-def unified(expected: str, actual: str) -> str:
-    """A unified diff, expected before actual, invisibles shown, long diffs cut; a missing
-    final newline is called out."""
-    sides = [[visible(cut_line(line)) for line in text.split("\n")[:MAX_COMPARED_LINES]] for text in (expected, actual)]
-    lines = list(difflib.unified_diff(*sides, "expected", "actual", lineterm="", n=2))
-    if expected.rstrip("\n") == actual.rstrip("\n"):
-        lines.append("(the texts differ only in trailing newlines)")
-    return "\n".join(cut_lines(lines))
+@lru_cache(maxsize=4096)
+def _line_pattern(line: str) -> re.Pattern:
+    return re.compile("[^\n]*?".join(map(re.escape, line.split(INLINE_WILDCARD))))
+
+
+def line_matches(expected: str, actual: str) -> bool:
+    """Whether one ``actual`` line matches one ``expected`` line (``[..]`` wildcards applied)."""
+    return expected == actual or (INLINE_WILDCARD in expected and _line_pattern(expected).fullmatch(actual) is not None)
+
+
+def _shown(text: str, width: int = 60) -> str:
+    return repr(visible(text if len(text) <= width else text[:width] + "…"))
+
+
+def explain_wildcard_line(expected: str, actual: str) -> str:
+    """Which part of the wildcard line ``expected`` the line ``actual`` fails, e.g. ``after
+    column 12, 'files' does not occur in the rest, 'dirs'``. Parts are found left to right at
+    their earliest place, which is where the match would put them."""
+    parts = expected.split(INLINE_WILDCARD)
+    start = len(parts[0])
+    if not actual.startswith(parts[0]):
+        return f"the line should start with {_shown(parts[0])}, actual {_shown(actual[:len(parts[0]) + 20])}"
+    for part in parts[1:-1]:
+        found = actual.find(part, start)
+        if found < 0:
+            return f"after column {start}, {_shown(part)} does not occur in the rest, {_shown(actual[start:])}"
+        start = found + len(part)
+    if not actual.endswith(parts[-1]) or len(actual) - len(parts[-1]) < start:
+        return f"after column {start}, the line should end with {_shown(parts[-1])}, actual {_shown(actual[start:])}"
+    return "the line matches"
+
+
+@dataclass(frozen=True)
+class _Sides:
+    """The two texts as lines, and the keys difflib aligns: expected lines without ``...`` lines,
+    actual lines with each line a wildcard line matches replaced by that wildcard line."""
+
+    expected: list[str]
+    actual: list[str]
+    keys: list[str]
+    numbers: list[int]
+    dots: set[int]
+
+    @classmethod
+    def of(cls, expected: str, actual: str) -> _Sides:
+        lines, found = expected.split("\n"), actual.split("\n")
+        numbers = [number for number, line in enumerate(lines) if line != LINE_WILDCARD]
+        dots = {index for index, number in enumerate(numbers) if number and lines[number - 1] == LINE_WILDCARD}
+        dots |= {len(numbers)} if lines[-1] == LINE_WILDCARD else set()
+        wild = sorted({line for line in lines if INLINE_WILDCARD in line})
+        if wild and len(wild) * len(found) <= MAX_SUBSTITUTIONS:
+            found_keys = [next((w for w in wild if line_matches(w, line)), line) for line in found]
+        else:
+            found_keys = found
+        return cls([lines[n] for n in numbers], found, found_keys, numbers, dots)
+
+    def line_number(self, index: int) -> int:
+        """1-based line of the expected text for aligned index ``index`` (one past the end allowed)."""
+        return self.numbers[index] + 1 if index < len(self.numbers) else (self.numbers[-1] + 2 if self.numbers else 1)
+
+
+def _common(left: list[str], right: list[str], stop: int) -> int:
+    """Length of the common head of two lists, at most ``stop``."""
+    return next((i for i, (a, b) in enumerate(zip(left[:stop], right, strict=False)) if a != b),
+                min(stop, len(left), len(right)))
+
+
+def _changes(sides: _Sides) -> list[tuple[str, int, int, int, int]]:
+    """difflib opcodes over the aligned keys, without the insertions a ``...`` line absorbs; the
+    common head and tail (up to the first and after the last ``...``) are set aside first."""
+    expected, keys = sides.expected, sides.keys
+    head = _common(expected, keys, min(sides.dots, default=len(expected)))
+    tail = _common(expected[head:][::-1], keys[head:][::-1], len(expected) - max(sides.dots, default=0))
+    matcher = difflib.SequenceMatcher(None, expected[head:len(expected) - tail], keys[head:len(keys) - tail])
+    shifted = [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+    return [op for op in shifted if op[0] != "equal" and not (op[0] == "insert" and op[1] in sides.dots)]
+
+
+def _column(expected: str, actual: str) -> int:
+    """0-based index of the first differing character of two lines."""
+    return next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b), min(len(expected),
+                                                                                                   len(actual)))
+
+
+def _window(line: str, start: int) -> str:
+    """``line`` from ``start`` (cut at ``MAX_LINE`` characters), invisibles shown, cuts marked;
+    a line no longer than ``start`` whole."""
+    start = start if len(line) > start else 0
+    head = "…" if start else ""
+    shown = line[start:start + MAX_LINE]
+    tail = f"… ({len(line)} chars)" if len(line) > start + MAX_LINE else ""
+    return head + visible(shown) + tail
+
+
+def _first(sides: _Sides, change: tuple[str, int, int, int, int]) -> tuple[str, int]:
+    """The first difference in words (``line 3, column 7`` plus what failed), and its column."""
+    tag, i1, _, j1, _ = change
+    where = f"line {sides.line_number(i1)}" + (f" (actual line {j1 + 1})" if sides.line_number(i1) != j1 + 1 else "")
+    if tag == "insert":
+        return f"{where}: unexpected line {_shown(sides.actual[j1])}", 0
+    if tag == "delete":
+        return f"{where}: missing line {_shown(sides.expected[i1])}", 0
+    expected, actual = sides.expected[i1], sides.actual[j1]
+    if INLINE_WILDCARD in expected:
+        return f"{where}: {explain_wildcard_line(expected, actual)}", 0
+    column = _column(expected, actual)
+    return f"{where}, column {column + 1}", column
+
+
+def _hunks(sides: _Sides, changes: list) -> list[tuple[str, str]]:
+    """Unified-diff hunks (expected first) around ``changes`` as ``(mark, line)`` pairs, unrendered."""
+    lines: list[tuple[str, str]] = []
+    for (i1, j1), (i2, j2), group in _groups(changes, len(sides.expected), len(sides.actual)):
+        lines.append(("@@", f" -{sides.line_number(i1)},{i2 - i1} +{j1 + 1},{j2 - j1} @@"))
+        lines += _hunk_lines(sides, group)
+    return lines
+
+
+def _groups(changes: list, expected_len: int, actual_len: int) -> list[tuple]:
+    """Changes merged into hunks with ``CONTEXT`` lines around: ``((i1, j1), (i2, j2), changes)``."""
+    groups: list[list] = []
+    for change in changes:
+        _, i1, i2, j1, j2 = change
+        high = (min(i2 + CONTEXT, expected_len), min(j2 + CONTEXT, actual_len))
+        if groups and i1 - CONTEXT <= groups[-1][1][0]:
+            groups[-1][1] = high
+            groups[-1][2].append(change)
+        else:
+            groups.append([(max(i1 - CONTEXT, 0), max(j1 - CONTEXT, 0)), high, [change]])
+    return [tuple(group) for group in groups]
+
+
+def _hunk_lines(sides: _Sides, changes: list) -> list[tuple[str, str]]:
+    j = max(changes[0][3] - CONTEXT, 0)
+    lines: list[tuple[str, str]] = []
+    for _, i1, i2, j1, j2 in changes:
+        lines += [(" ", line) for line in sides.actual[j:j1]]
+        lines += [("-", line) for line in sides.expected[i1:i2]]
+        lines += [("+", line) for line in sides.actual[j1:j2]]
+        j = j2
+    return lines + [(" ", line) for line in sides.actual[j:min(j + CONTEXT, len(sides.actual))]]
+
+
+def _render(lines: list[tuple[str, str]], start: int) -> list[str]:
+    """The first ``MAX_DIFF_LINES`` diff lines rendered, long lines cut from column ``start``."""
+    shown = [mark + (text if mark == "@@" else _window(text, start)) for mark, text in lines[:MAX_DIFF_LINES]]
+    more = len(lines) - MAX_DIFF_LINES
+    return shown + ([f"… ({more} more lines)"] if more > 0 else [])
+
+
+def _line_endings(expected: str, actual: str) -> str | None:
+    if "\r" not in expected and "\r" not in actual:
+        return None
+    if not matches(expected.replace("\r\n", "\n"), actual.replace("\r\n", "\n")):
+        return None
+    crlf = "actual" if actual.count("\r\n") > expected.count("\r\n") else "expected"
+    lf = "expected" if crlf == "actual" else "actual"
+    return f"only line endings differ: the {crlf} text has CRLF (\\r\\n) where the {lf} text has LF (\\n)"
+
+
+def _trailing_newlines(expected: str, actual: str) -> str | None:
+    wanted, found = (len(text) - len(text.rstrip("\n")) for text in (expected, actual))
+    if wanted == found or not matches(expected, actual.rstrip("\n") + "\n" * wanted):
+        return None
+    return f"only the final newlines differ: expected {wanted}, actual {found}"
+
+
+def _reordered(sides: _Sides) -> str | None:
+    if sides.dots or sides.keys != sides.actual or Counter(sides.expected) != Counter(sides.actual):
+        return None
+    index = next(i for i, (e, a) in enumerate(zip(sides.expected, sides.actual, strict=True)) if e != a)
+    return f"same lines, different order (first at line {index + 1}: expected {_shown(sides.expected[index])}, " \
+           f"actual {_shown(sides.actual[index])})"
+
+
+def _positional(sides: _Sides) -> list[tuple[str, int, int, int, int]]:
+    """Runs of lines that differ at the same position, as ``replace`` opcodes."""
+    differing = [i for i, (e, a) in enumerate(zip(sides.expected, sides.actual, strict=True)) if e != a]
+    runs: list[list[int]] = []
+    for index in differing:
+        if runs and runs[-1][1] == index:
+            runs[-1][1] = index + 1
+        else:
+            runs.append([index, index + 1])
+    return [("replace", start, end, start, end) for start, end in runs]
+
+
+def describe(expected: str, actual: str) -> tuple[str, str]:
+    """``(message, diff)`` for an ``actual`` text that does not match ``expected``: the message
+    locates the first difference and counts the differing lines (or names a difference of line
+    endings, of final newlines, or of order only); the diff shows the hunks, cut at
+    ``MAX_DIFF_LINES`` lines, long lines cut around the first differing column."""
+    for special in (_line_endings, _trailing_newlines):
+        if (message := special(expected, actual)) is not None:
+            return message, ""
+    sides = _Sides.of(expected, actual)
+    reordered = _reordered(sides)
+    changes = _positional(sides) if reordered else _changes(sides)
+    if not changes:
+        return "text differs (the wildcards cannot be placed)", ""
+    count = sum(max(i2 - i1, j2 - j1) for _, i1, i2, j1, j2 in changes)
+    first, column = _first(sides, changes[0])
+    hunks = _render(_hunks(sides, changes), max(column - LEAD, 0) if column > MAX_LINE - LEAD else 0)
+    noun = "line differs" if count == 1 else "lines differ"
+    return reordered or f"text differs at {first} ({count} {noun})", "\n".join(["--- expected", "+++ actual", *hunks])
 
 
 def regex_mismatch(pattern: str, actual: str) -> str:
