@@ -107,3 +107,18 @@ def test_a_query_written_in_the_path_is_sent_and_captures_feed_expectations(tmp_
     ]
     results = evaluate(compile_problem(http_problem(tmp_path, steps)), 1, Target(SERVERS, entry="python3 echo.py"))
     assert [(s.name, s.failures) for s in results.cases[0].steps] == [("step 1", []), ("step 2", [])]
+
+
+def test_a_step_using_a_capture_that_failed_is_skipped_not_sent_literally(tmp_path):
+    steps = [
+        {"name": "create", "request": {"path": "/a"}, "capture": {"id": {"jsonpath": "$.id"}}},
+        {"name": "read", "request": {"path": "/items/{{id}}"}, "expect": {"status": 200}},
+        {"name": "plain", "request": {"path": "/b"}, "expect": {"body": {"format": "json", "subset": True,
+                                                                         "value": {"path": "/b"}}}},
+    ]
+    results = evaluate(compile_problem(http_problem(tmp_path, steps)), 1, Target(SERVERS, entry="python3 echo.py"))
+    assert [(s.name, [(f.target, f.message) for f in s.failures]) for s in results.cases[0].steps] == [
+        ("create", [("capture id", "nothing matched in the response")]),
+        ("read", [("skipped", "not sent: it uses {{id}}, which step 'create' did not capture")]),
+        ("plain", []),
+    ]

@@ -28,7 +28,9 @@ def _headers(obs: HttpObservation) -> list[Failure]:
 
 
 def grade_http_step(obs: HttpObservation) -> list[Failure]:
-    """Every failure of one HTTP step; a step without a response fails alone."""
+    """Every failure of one HTTP step; a step without a response, or not sent, fails alone."""
+    if obs.skipped:
+        return [Failure(target="skipped", message=f"not sent: {obs.skipped}")]
     if obs.error:
         first, _, rest = obs.error.partition("\n")
         return [Failure(target="request", message=first, diff=rest)]

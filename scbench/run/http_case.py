@@ -25,7 +25,8 @@ CAPTURE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
 class HttpObservation:
     """One step's response (status, lower-cased headers, body bytes) or the ``error`` that
     prevented it, the values it captured, what could not be captured, and every capture
-    ``known`` at this point (earlier steps' and its own: expectations may use them)."""
+    ``known`` at this point (earlier steps' and its own: expectations may use them). A step
+    that uses a capture an earlier step failed to take is not sent: ``skipped`` says why."""
 
     step: HttpStep
     status: int = 0
@@ -36,6 +37,7 @@ class HttpObservation:
     captured: dict[str, Any] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     known: dict[str, Any] = field(default_factory=dict)
+    skipped: str = ""
 
 
 def substitute(item: Any, captures: dict[str, Any]) -> Any:
@@ -102,6 +104,13 @@ def _run_step(client, step: HttpStep, captures: dict[str, Any], server: Server,
     return observation
 
 
+def _skip_reason(step: HttpStep, failed: dict[str, str]) -> str:
+    """Why ``step`` cannot be sent: the captures it uses that earlier steps (``failed``: capture
+    name -> step label) did not take; empty when it can."""
+    used = set(CAPTURE.findall(step.request.model_dump_json() + step.expect.model_dump_json())) & set(failed)
+    return "; ".join(f"it uses {{{{{name}}}}}, which {failed[name]} did not capture" for name in sorted(used))
+
+
 def run_http_case(case: HttpCase, ctx: RunContext,
                   accept: Callable[[HttpObservation], bool] = lambda obs: True) -> list[HttpObservation]:
     """Start a fresh server for ``case`` and run its steps in order; stop at the first step
@@ -118,10 +127,14 @@ def run_http_case(case: HttpCase, ctx: RunContext,
                 return [HttpObservation(case.steps[0], error=f"{server.error}\n{tail(server.process)}")]
             observations: list[HttpObservation] = []
             captures: dict[str, Any] = {}
+            failed: dict[str, str] = {}
             with httpx.Client(base_url=f"http://{HOST}:{values['port']}", trust_env=False) as client:
-                for step in case.steps:
-                    observations.append(_run_step(client, step, captures, server, accept))
+                for number, step in enumerate(case.steps, 1):
+                    reason = _skip_reason(step, failed)
+                    observations.append(HttpObservation(step, skipped=reason) if reason
+                                        else _run_step(client, step, captures, server, accept))
                     if observations[-1].error:
                         break
                     captures.update(observations[-1].captured)
+                    failed.update(dict.fromkeys(observations[-1].missing, f"step {step.name or number!r}"))
             return observations
