@@ -1,7 +1,9 @@
 """Output formats: how raw output text is read into a value (one small parser each).
 
 Shared by the compiler (expected values kept in files) and the grader (actual outputs).
-Every parser takes the text and returns the parsed value or raises ``ValueError``.
+Every parser takes the text and returns the parsed value or raises ``ValueError`` (a
+:class:`LimitError` for a value nested deeper than :data:`MAX_DEPTH` or a YAML text that
+expands past :data:`MAX_NODES`: outputs and authors' files alike are read in bounded time).
 """
 
 from __future__ import annotations
@@ -14,28 +16,126 @@ from typing import Any
 
 import yaml
 
+MAX_DEPTH = 100
+"""Deepest nesting of lists and objects a parsed value (or an author's document) may have."""
+
+MAX_NODES = 1_000_000
+"""Most values a YAML text may expand to (aliases counted at their full size)."""
+
+
+class LimitError(ValueError):
+    """A text over one of the limits above; ``line`` (1-based) is where it crossed it."""
+
+    def __init__(self, message: str, line: int = 1):
+        super().__init__(message)
+        self.line = line
+
+
+class TooDeep(LimitError):
+    """Nested deeper than :data:`MAX_DEPTH`."""
+
+    def __init__(self, line: int = 1, where: str = ""):
+        super().__init__(f"{where}nested deeper than {MAX_DEPTH} levels", line)
+
+
+class TooLarge(LimitError):
+    """More values than allowed."""
+
+
+class _Budget:
+    """Depth and expanded size of a YAML event stream, counted without building anything."""
+
+    def __init__(self, max_nodes: int):
+        self.max_nodes = max_nodes
+        self.count = 0
+        self.sizes: dict[str, int] = {}
+        self.opened: list[tuple[str | None, int]] = []
+
+    def scalar(self, event: yaml.ScalarEvent) -> None:
+        self.count += 1
+        if event.anchor:
+            self.sizes[event.anchor] = 1
+
+    def start(self, event: yaml.CollectionStartEvent) -> None:
+        self.count += 1
+        self.opened.append((event.anchor, self.count))
+        if len(self.opened) > MAX_DEPTH:
+            raise TooDeep(event.start_mark.line + 1)
+
+    def end(self, event: yaml.CollectionEndEvent) -> None:
+        anchor, start = self.opened.pop()
+        if anchor:
+            self.sizes[anchor] = self.count - start + 1
+
+    def alias(self, event: yaml.AliasEvent) -> None:
+        self.count += self.sizes.get(event.anchor, 1)
+
+    def other(self, event: yaml.Event) -> None:
+        pass
+
+    def check(self, event: yaml.Event) -> None:
+        if self.count > self.max_nodes:
+            raise TooLarge(f"more than {self.max_nodes:,} values (YAML aliases expanded)", event.start_mark.line + 1)
+
+
+EVENTS = {yaml.ScalarEvent: _Budget.scalar, yaml.MappingStartEvent: _Budget.start,
+          yaml.SequenceStartEvent: _Budget.start, yaml.MappingEndEvent: _Budget.end,
+          yaml.SequenceEndEvent: _Budget.end, yaml.AliasEvent: _Budget.alias}
+
+
+def check_yaml(text: str, max_nodes: int = MAX_NODES) -> None:
+    """Raise :class:`LimitError` if the YAML ``text`` nests deeper than :data:`MAX_DEPTH` or
+    expands (aliases at their full size, as in a "billion laughs" document) to more than
+    ``max_nodes`` values; only the event stream is read, so time and memory stay bounded.
+    Raises ``yaml.YAMLError`` for bad syntax."""
+    budget = _Budget(max_nodes)
+    for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+        EVENTS.get(type(event), _Budget.other)(budget, event)
+        budget.check(event)
+
+
+def check_value(value: Any, max_nodes: int = MAX_NODES) -> Any:
+    """``value``, after raising :class:`LimitError` if its lists and objects nest deeper than
+    :data:`MAX_DEPTH` or it holds more than ``max_nodes`` values (counted without recursion)."""
+    stack, count = [(value, 0)], 0
+    while stack:
+        item, depth = stack.pop()
+        count += 1
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is not None and depth >= MAX_DEPTH:
+            raise TooDeep()
+        if count > max_nodes:
+            raise TooLarge(f"more than {max_nodes:,} values")
+        stack.extend((child, depth + 1) for child in children or ())
+    return value
+
 
 def _jsonl(text: str) -> list[Any]:
     values = []
     for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:
-                values.append(json.loads(line))
+                values.append(check_value(json.loads(line)))
             except json.JSONDecodeError as error:
                 raise ValueError(f"line {number}: {error.msg} at column {error.colno}") from error
+            except (RecursionError, TooDeep) as error:
+                raise TooDeep(number, f"line {number}: ") from error
     return values
 
 
 def _json(text: str) -> Any:
     try:
-        return json.loads(text)
+        return check_value(json.loads(text))
     except json.JSONDecodeError as error:
         raise ValueError(f"{error.msg} at line {error.lineno} column {error.colno}") from error
+    except RecursionError as error:
+        raise TooDeep() from error
 
 
 def _yaml(text: str) -> Any:
     try:
-        return yaml.safe_load(text)
+        check_yaml(text)
+        return yaml.load(text, Loader=yaml.CSafeLoader)
     except yaml.YAMLError as error:
         raise ValueError(str(error).replace("\n", " ")) from error
 

@@ -180,3 +180,100 @@ def test_edited_bundles_are_refused_without_a_traceback(problem, tmp_path, old, 
     edited.write_text(compiled.read_text().replace(old, new))
     done = scbench("eval", edited, "-c", 1, "-s", problem)
     assert (done.returncode, message in done.stderr, "Traceback" in done.stderr) == (2, True, False), done.stderr
+
+
+def test_config_errors_and_case_errors_come_together_without_cascades(problem):
+    config = problem / "config.yaml"
+    config.write_text(config.read_text().replace("timeout: 10", "timeout: ten"))
+    (problem / "cases/checkpoint_1/broken.yaml").write_text("cases:\n  - id: x\n    args: [a\n")
+    (problem / "cases/checkpoint_2/core.yaml").write_text("cases:\n  - {id: c, expect: {exit_code: zero}}\n")
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_1/broken.yaml:4: not valid YAML/JSON: did not find expected ',' or ']'\n"
+        "    fix: fix the syntax at that line (quote strings containing ': ' or '#')",
+        "kv/cases/checkpoint_2/core.yaml:2: cases[0].expect.exit_code: \"zero\" is not allowed here\n"
+        "    fix: write 0 (a number, without quotes)",
+        "kv/config.yaml:5: timeout: expected a number, got a string \"ten\"\n"
+        "    fix: write 10 (a number, without quotes)",
+    ]
+
+
+@pytest.mark.parametrize(("case", "expected"), [
+    ("{id: c, args: count a.txt}",
+     "cases[0].args: expected a list, got a string \"count a.txt\"\n    fix: write a list: [count, a.txt]"),
+    ("{id: c, args: 'grep \"{data}/a b\"'}",
+     "cases[0].args: expected a list, got a string \"grep \\\"{data}/a b\\\"\"\n"
+     "    fix: write a list: [grep, \"{data}/a b\"]"),
+    ("{id: c, expect: {exit_code: zero}}",
+     "cases[0].expect.exit_code: \"zero\" is not allowed here\n    fix: write 0 (a number, without quotes)"),
+    ("{id: c, files: {x: {cpy: trees/basic}}}",
+     "cases[0].files.x: unknown key 'cpy'\n    fix: did you mean 'copy'? (one of the forms here: base64, copy, "
+     "json, jsonl, text, yaml, a bare string)"),
+    ("{id: c, timeout: -1}", "cases[0].timeout: must be greater than 0, got -1\n    fix: use a number greater than 0"),
+    ("{id: c, expect: {stdout: {format: json, value: 1, tolerance: {abs: -1}}}}",
+     "cases[0].expect.stdout.tolerance.abs: must be at least 0, got -1\n    fix: use a number of at least 0"),
+    ("{id: c, env: {A: [1]}}",
+     "cases[0].env.A: expected a string, got a list [1]\n    fix: write a string (quote it: \"...\")"),
+])
+def test_fix_hints_are_right(problem, case, expected):
+    (problem / "cases/checkpoint_1/bad.yaml").write_text(f"cases:\n  - {case}\n")
+    assert diagnostics(problem) == [f"kv/cases/checkpoint_1/bad.yaml:2: {expected}"]
+
+
+def test_every_error_has_a_fix(problem):
+    (problem / "cases/checkpoint_1/bad.yaml").write_text(MALFORMED + "  - {id: d, kind: http, steps: [{request: {}}]}\n"
+                                                         "  - {id: e, stdin: 3, steps: [], nope: 1}\n")
+    (problem / "checkpoint_2.md").unlink()
+    found = diagnostics(problem)
+    assert len(found) == 8 and all(len(d.split("\n    fix: ")[1]) > 10 for d in found), found
+
+
+def test_json_case_files_are_strict_json(problem):
+    (problem / "cases/checkpoint_1/extra.json").write_text('{"cases": [\n  {"id": "a", "args": ["get", "k"]},\n]}\n')
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_1/extra.json:3: not valid JSON: Expecting value at column 1\n"
+        "    fix: fix the syntax at that line (a .json case file is strict JSON: no trailing commas or comments; "
+        "name it .yaml for YAML)"]
+    (problem / "cases/checkpoint_1/extra.json").write_text('{"cases": [{"id": "a", "args": ["get", "k"],\n'
+                                                           '  "id": "b"}]}')
+    assert diagnostics(problem) == ["kv/cases/checkpoint_1/extra.json:2: cases[0]: duplicate key 'id'\n"
+                                    "    fix: keep one of the two entries; the later one would silently win"]
+    (problem / "cases/checkpoint_1/extra.json").write_text('{"cases": [{"id": "a", "timeout": 1e3}]}')
+    assert compile_problem(problem).checkpoint(1).cases[-1].case.steps[0].timeout == 1000.0
+
+
+BILLION_LAUGHS = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"{x}: &{x} [{', '.join(['*' + p] * 9)}]\n" for p, x in zip("abcdefgh", "bcdefghi", strict=True)) + \
+    "cases: [{id: bomb, args: *i}]\n"
+
+
+@pytest.mark.parametrize(("name", "content", "expected"), [
+    ("bomb.yaml", BILLION_LAUGHS,
+     "bomb.yaml:6: more than 100,000 values (YAML aliases expanded)\n    fix: keep large expected values in "
+     "expected-output files (stdout: {format: json, file: ...}) and large inputs under data/; do not nest YAML "
+     "aliases inside aliases"),
+    ("deep.yaml", "cases:\n  - id: deep\n    args: " + "[" * 5000 + "]" * 5000 + "\n",
+     "deep.yaml:3: nested deeper than 100 levels\n    fix: nest at most 100 levels"),
+    ("deep.json", '{"cases": [{"id": "deep", "args": ' + "[" * 100_000 + "]" * 100_000 + "}]}",
+     "deep.json:1: nested deeper than 100 levels\n    fix: nest at most 100 levels"),
+    ("block.yaml", "cases:\n" + "".join("  " * depth + "- \n" for depth in range(1, 400)),
+     "block.yaml:101: nested deeper than 100 levels\n    fix: nest at most 100 levels"),
+    ("huge.yaml", "cases: [{id: huge, args: [" + "x, " * 3_000_000 + "]}]\n",
+     "huge.yaml:1: the file is 8.6 MiB; a config or case file may have at most 8 MiB\n    fix: keep large expected "
+     "values in expected-output files (stdout: {format: json, file: ...}) and large inputs under data/; do not "
+     "nest YAML aliases inside aliases"),
+])
+def test_hostile_case_files_give_one_located_diagnostic(problem, name, content, expected):
+    (problem / "cases/checkpoint_1" / name).write_text(content)
+    assert diagnostics(problem) == [f"kv/cases/checkpoint_1/{expected}"]
+
+
+def test_hostile_specs_and_expected_output_files_are_located_errors(problem):
+    (problem / "checkpoint_2.md").write_bytes(b"# kv\n\nCaf\xe9\n")
+    (problem / "cases/checkpoint_1/deep.yaml").write_text("cases: [{id: d, expect: {stdout: {format: json, "
+                                                          "file: expected/deep.json}}}]\n")
+    (problem / "cases/checkpoint_1/expected").mkdir()
+    (problem / "cases/checkpoint_1/expected/deep.json").write_text("[" * 1000 + "]" * 1000)
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_1/deep.yaml:1: cases[0].expect.stdout.file: expected/deep.json: not valid json: "
+        "nested deeper than 100 levels\n    fix: fix the file or set format: to match it",
+        "kv/checkpoint_2.md:3: not UTF-8 text: invalid continuation byte at byte 9\n    fix: save the file as UTF-8"]

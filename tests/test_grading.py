@@ -188,3 +188,14 @@ def test_line_ending_and_final_newline_differences_are_named():
 ])
 def test_a_wildcard_line_that_fails_names_the_part(expected, actual, why):
     assert diff_of(Expect(value=expected), actual).splitlines()[0] == f"text differs at line 1: {why} (1 line differs)"
+
+
+def test_hostile_outputs_fail_in_bounded_time_without_a_traceback():
+    bomb = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+        f"{x}: &{x} [{', '.join(['*' + p] * 9)}]\n" for p, x in zip("abcdefgh", "bcdefghi", strict=True))
+    assert diff_of(Expect(format="yaml", value={}), bomb).startswith(
+        "not valid yaml: more than 1,000,000 values (YAML aliases expanded)")
+    assert diff_of(Expect(format="json", value=[]), "[" * 100_000 + "]" * 100_000).startswith(
+        "not valid json: nested deeper than 100 levels")
+    assert diff_of(Expect(format="jsonl", value=[]), "[]\n" + "[" * 101 + "]" * 101).startswith(
+        "not valid jsonl: line 2: nested deeper than 100 levels")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -20,7 +21,7 @@ from scbench.problem.checks import CASE_CHECKS, CaseContext, compile_jsonpath
 from scbench.problem.diagnostics import Diagnostic, ProblemError, relative, where_of
 from scbench.problem.model import CaseFile, CheckpointConfig, ProblemConfig
 from scbench.problem.normalize import normalize
-from scbench.problem.source import Document, read_document
+from scbench.problem.source import Document, Unreadable, read_document, read_text
 from scbench.problem.validate import schema_diagnostics
 
 CASE_SUFFIXES = (".yaml", ".yml", ".json")
@@ -57,7 +58,7 @@ class _Collector:
                 self.add(path, document.line_of(where), where_of(where), item["msg"], "see docs/case-format.md")
             return None
 
-    def add(self, path: Path, line: int, where: str, message: str, hint: str = "") -> None:
+    def add(self, path: Path, line: int, where: str, message: str, hint: str) -> None:
         self.found.append(Diagnostic(self.shown(path), line, where, message, hint))
 
 
@@ -70,39 +71,50 @@ def _checkpoint_diagnostics(root: Path, name: str, config: CheckpointConfig, out
     for index, expression in enumerate(config.regression_ignore):
         for _, message, hint in compile_jsonpath(expression, ()):
             out.add(config_file, 1, f"checkpoints.{name}.regression_ignore[{index}]", message, hint)
-    if not (root / f"{name}.md").is_file():
-        out.add(root / f"{name}.md", 0, "", "the spec file is missing", f"write the spec the agent sees in {name}.md")
     if not any((root / "cases" / name).glob("*")):
         out.add(root / "cases" / name, 0, "", "no case files", f"add YAML case files under cases/{name}/")
+
+
+def _spec(root: Path, name: str, out: _Collector) -> str:
+    """The text of ``checkpoint_N.md`` ("" with a diagnostic when it is missing or unreadable)."""
+    path = root / f"{name}.md"
+    if not path.is_file():
+        out.add(path, 0, "", "the spec file is missing", f"write the spec the agent sees in {name}.md")
+        return ""
+    try:
+        return read_text(path, "a spec")
+    except Unreadable as problem:
+        out.add(path, problem.line, "", problem.message, problem.hint)
+        return ""
 
 
 def _case_files(root: Path, name: str) -> list[Path]:
     return sorted(p for p in (root / "cases" / name).glob("*") if p.suffix in CASE_SUFFIXES)
 
 
-def _compile_file(root: Path, name: str, path: Path, problem: ProblemConfig, out: _Collector) -> list | None:
+def _compile_file(path: Path, name: str, settings: _Settings, out: _Collector) -> list | None:
     """The compiled cases of one case file, or ``None`` when the file itself is invalid."""
     document = out.read(path, "case-file")
     case_file = out.model(CaseFile, document, path) if document is not None else None
     if case_file is None:
         return None
-    timeout = problem.checkpoints[name].timeout or problem.timeout
-    ctx = CaseContext(problem, root, path.parent, case_file.category, timeout)
+    ctx = settings.context(name, path.parent, case_file.category)
     compiled = []
     for index, case in enumerate(case_file.cases):
         findings = [f for check in CASE_CHECKS for f in check(case, ctx)]
         for where, message, hint in findings:
             full = ("cases", index, *where)
             out.add(path, document.line_of(full), where_of(full), message, hint)
-        compiled.append(CompiledCase(checkpoint=name, source=str(path.relative_to(root)),
+        checked = case.model_copy(update={"category": case.category or ctx.category})
+        compiled.append(CompiledCase(checkpoint=name, source=str(path.relative_to(settings.root)),
                                      line=document.line_of(("cases", index)), index=index,
-                                     case=case if findings else normalize(case, ctx)))
+                                     case=checked if findings or ctx.problem is None else normalize(case, ctx)))
     return compiled
 
 
-def _compile_cases(root: Path, name: str, problem: ProblemConfig, out: _Collector) -> tuple[list[CompiledCase], bool]:
+def _compile_cases(name: str, settings: _Settings, out: _Collector) -> tuple[list[CompiledCase], bool]:
     """The checkpoint's compiled cases, and whether every case file was readable and valid."""
-    files = [_compile_file(root, name, path, problem, out) for path in _case_files(root, name)]
+    files = [_compile_file(path, name, settings, out) for path in _case_files(settings.root, name)]
     return [case for cases in files if cases for case in cases], None not in files
 
 
@@ -124,36 +136,66 @@ def _data(root: Path) -> dict[str, str]:
     return {str(p.relative_to(data)): base64.b64encode(p.read_bytes()).decode() for p in files}
 
 
-def _checkpoints(root: Path, problem: ProblemConfig, out: _Collector) -> Iterator[CompiledCheckpoint]:
-    for name, config in sorted(problem.checkpoints.items(), key=lambda item: item[1].order):
-        _checkpoint_diagnostics(root, name, config, out)
-        cases, complete = _compile_cases(root, name, problem, out)
+@dataclass(frozen=True)
+class _Settings:
+    """What every case file of one problem is compiled against; ``problem`` is ``None`` when
+    ``config.yaml`` is missing or invalid (its errors are reported; the cases are still checked,
+    without the checks that need it)."""
+
+    root: Path
+    problem: ProblemConfig | None
+    missing_expected_files: bool
+
+    def context(self, name: str, case_dir: Path, category: str) -> CaseContext:
+        checkpoint = self.problem.checkpoints[name] if self.problem is not None else None
+        timeout = (checkpoint.timeout if checkpoint else None) or (self.problem.timeout if self.problem else 1.0)
+        return CaseContext(self.problem, self.root, case_dir, category, timeout, self.missing_expected_files)
+
+    def checkpoints(self) -> list[tuple[str, CheckpointConfig | None]]:
+        """The checkpoints of ``config.yaml`` in order; without a valid one, the case directories."""
+        if self.problem is not None:
+            return sorted(self.problem.checkpoints.items(), key=lambda item: item[1].order)
+        found = [p.name for p in (self.root / "cases").glob("*") if p.is_dir() and CHECKPOINT_NUMBER.match(p.name)]
+        return [(name, None) for name in sorted(found, key=lambda name: int(name.split("_")[1]))]
+
+
+def _checkpoints(settings: _Settings, out: _Collector) -> Iterator[CompiledCheckpoint]:
+    root = settings.root
+    for name, config in settings.checkpoints():
+        if config is not None:
+            _checkpoint_diagnostics(root, name, config, out)
+        cases, complete = _compile_cases(name, settings, out)
         _suite_diagnostics(root, name, cases, complete, out)
-        spec = root / f"{name}.md"
-        yield CompiledCheckpoint(name=name, config=config, cases=cases,
-                                 spec=spec.read_text(encoding="utf-8") if spec.is_file() else "")
+        if config is not None:
+            yield CompiledCheckpoint(name=name, config=config, cases=cases, spec=_spec(root, name, out))
 
 
-def compile_problem(root: Path) -> Bundle:
+def _config(root: Path, out: _Collector) -> ProblemConfig | None:
+    config_file = root / "config.yaml"
+    if not config_file.is_file():
+        out.add(config_file, 0, "", "config.yaml not found",
+                "is this a problem directory? it needs config.yaml (see docs/case-format.md)")
+        return None
+    document = out.read(config_file, "config")
+    return out.model(ProblemConfig, document, config_file) if document is not None else None
+
+
+def compile_problem(root: Path, missing_expected_files: bool = False) -> Bundle:
     """Compile ``problems/NAME`` into a bundle.
 
     Raises :class:`ProblemError` with every diagnostic (file, line, path, message, fix) when
-    anything is wrong; a missing directory or ``config.yaml`` is one such diagnostic.
+    anything is wrong: a missing or invalid ``config.yaml`` is reported together with the errors
+    of every case file, and no error is a consequence of another. ``missing_expected_files``
+    accepts expected-output files that do not exist yet (``scbench bless`` creates them): their
+    expectations compile without a value.
     """
     root = root.resolve()
     out = _Collector(root)
-    config_file = root / "config.yaml"
-    if not config_file.is_file():
-        raise ProblemError([Diagnostic(out.shown(config_file), 0, "", "config.yaml not found",
-                                    "is this a problem directory? it needs config.yaml (see docs/case-format.md)")])
-    document = out.read(config_file, "config")
-    if document is None:
-        raise ProblemError(out.found)
-    problem = out.model(ProblemConfig, document, config_file)
-    if problem is None:
-        raise ProblemError(out.found)
-    checkpoints = list(_checkpoints(root, problem, out))
-    for stray in sorted(p for p in (root / "cases").glob("*") if p.is_dir() and p.name not in problem.checkpoints):
+    settings = _Settings(root, _config(root, out), missing_expected_files)
+    checkpoints = list(_checkpoints(settings, out))
+    problem = settings.problem
+    for stray in sorted(p for p in (root / "cases").glob("*") if problem and p.is_dir()
+                        and p.name not in problem.checkpoints):
         out.add(stray, 0, "", "this cases directory belongs to no checkpoint of config.yaml",
                 f"add {stray.name} to checkpoints in config.yaml, or rename or remove the directory")
     if out.found:

@@ -12,20 +12,20 @@ class Diagnostic:
 
     ``file`` is relative to the problem directory when possible, ``line`` is 1-based (0 when
     the file itself is missing), ``where`` is the dotted/indexed path inside the document
-    (``cases[2].expect.stdout``, empty for the whole file).
+    (``cases[2].expect.stdout``, empty for the whole file); ``hint`` says how to fix it: every
+    diagnostic has one.
     """
 
     file: str
     line: int
     where: str
     message: str
-    hint: str = ""
+    hint: str
 
     def render(self) -> str:
-        """``file:line: where: message`` plus an indented ``fix:`` line when there is a hint."""
+        """``file:line: where: message`` and an indented ``fix:`` line."""
         location = f"{self.file}:{self.line}" if self.line else self.file
-        head = f"{location}: {self.where + ': ' if self.where else ''}{self.message}"
-        return f"{head}\n    fix: {self.hint}" if self.hint else head
+        return f"{location}: {self.where + ': ' if self.where else ''}{self.message}\n    fix: {self.hint}"
 
 
 class ProblemError(Exception):

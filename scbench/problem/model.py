@@ -89,8 +89,8 @@ InputFile = Annotated[
 class Tolerance(Strict):
     """Float tolerance: numbers a, b match when |a - b| <= max(abs, rel * max(|a|, |b|))."""
 
-    abs: float = 0.0
-    rel: float = 0.0
+    abs: float = Field(0.0, ge=0)
+    rel: float = Field(0.0, ge=0)
 
 
 class OutputExpectation(Strict):

@@ -18,17 +18,20 @@ from scbench.problem.model import (
     Output,
     OutputExpectation,
 )
+from scbench.problem.source import read_text
 from scbench.problem.walk import cli_steps
 
 
 def output(authored: Output, ctx: CaseContext) -> OutputExpectation:
-    """A bare string becomes exact text; a ``file:`` is read and parsed with ``format``."""
+    """A bare string becomes exact text; a ``file:`` is read and parsed with ``format`` (a file
+    that does not exist, accepted only with ``missing_expected_files``, gives no value)."""
     if isinstance(authored, str):
         return OutputExpectation(value=authored)
     if authored.file is None:
         return authored
-    text = (ctx.case_dir / authored.file).read_text(encoding="utf-8")
-    return authored.model_copy(update={"file": None, "value": PARSERS[authored.format](text)})
+    path = ctx.case_dir / authored.file
+    value = PARSERS[authored.format](read_text(path)) if path.is_file() else None
+    return authored.model_copy(update={"file": None, "value": value})
 
 
 def _cli_step(step: CliStep, ctx: CaseContext, case_timeout: float | None) -> CliStep:

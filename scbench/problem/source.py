@@ -1,14 +1,34 @@
-"""Read a YAML or JSON document and remember the line of every node in it."""
+"""Read an author's file: text within limits, YAML or strict JSON, with the line of every node.
+
+Hostile input stays cheap: a file over :data:`MAX_BYTES` is not read, a YAML document is
+measured on its event stream (depth, and size with aliases expanded) before any node is built,
+and a JSON document is measured before its lines are looked up. Every way a file can be
+unreadable is one located :class:`Diagnostic` with a fix, never an exception.
+"""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from scbench.formats import MAX_DEPTH, LimitError, TooDeep, TooLarge, check_value, check_yaml
 from scbench.problem.diagnostics import Diagnostic, where_of
+
+MAX_BYTES = 8 * 1024 * 1024
+"""Largest file the compiler reads (a solution's output is cut at the same size)."""
+
+MAX_DOCUMENT_NODES = 100_000
+"""Most values one config or case file may hold, aliases expanded (the shipped ones hold a few thousand)."""
+
+LIMIT_HINTS = {
+    TooDeep: f"nest at most {MAX_DEPTH} levels",
+    TooLarge: "keep large expected values in expected-output files (stdout: {format: json, file: ...}) and large "
+              "inputs under data/; do not nest YAML aliases inside aliases",
+}
 
 
 @dataclass(frozen=True)
@@ -26,6 +46,34 @@ class Document:
         return 1
 
 
+class Unreadable(Exception):
+    """Why a file cannot be read: ``message`` at ``line`` (1-based), and how to fix it."""
+
+    def __init__(self, message: str, line: int, hint: str):
+        super().__init__(message)
+        self.message, self.line, self.hint = message, line, hint
+
+    @classmethod
+    def over_limit(cls, error: LimitError) -> Unreadable:
+        return cls(str(error), error.line, LIMIT_HINTS[type(error)])
+
+
+def read_text(path: Path, what: str = "a file") -> str:
+    """The UTF-8 text of ``path``; raises :class:`Unreadable` for a file over :data:`MAX_BYTES`
+    (``what`` names the kind of file in the message) or one that is not UTF-8, and ``OSError``
+    if it cannot be read."""
+    size = path.stat().st_size
+    if size > MAX_BYTES:
+        raise Unreadable(f"the file is {size / 2**20:.1f} MiB; {what} may have at most {MAX_BYTES // 2**20} MiB", 1,
+                         LIMIT_HINTS[TooLarge])
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise Unreadable(f"not UTF-8 text: {error.reason} at byte {error.start}",
+                         data.count(b"\n", 0, error.start) + 1, "save the file as UTF-8") from None
+
+
 def _walk(node: yaml.Node, path: tuple, lines: dict[tuple, int], duplicates: list[tuple[tuple, int]]) -> None:
     lines[path] = node.start_mark.line + 1
     if isinstance(node, yaml.SequenceNode):
@@ -40,36 +88,75 @@ def _walk(node: yaml.Node, path: tuple, lines: dict[tuple, int], duplicates: lis
             _walk(child, (*path, key.value), lines, duplicates)
 
 
-def read_document(path: Path, shown_as: str) -> tuple[Document | None, list[Diagnostic]]:
-    """Parse ``path`` (YAML 1.1, which also reads JSON) into a :class:`Document`.
-
-    Returns ``(None, [diagnostic])`` for a syntax error or an empty file, and the document
-    with one diagnostic per duplicated mapping key otherwise. ``shown_as`` is the name used
-    in diagnostics. Never raises for bad content (not UTF-8, not YAML); raises ``OSError`` if
-    the file is unreadable.
-    """
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = path.read_bytes()[: error.start].count(b"\n") + 1
-        return None, [Diagnostic(shown_as, line, "", f"not UTF-8 text: {error.reason} at byte {error.start}",
-                                 "save the file as UTF-8")]
+def _compose(text: str) -> tuple[yaml.Node | None, Any]:
+    """The node tree and the data of a YAML text; raises ``yaml.MarkedYAMLError``."""
     loader = yaml.CSafeLoader(text)
     try:
         node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        message = f"not valid YAML/JSON: {error.problem or error.context}"
-        return None, [Diagnostic(shown_as, mark.line + 1 if mark else 1, "", message,
-                                 "fix the syntax at that line (quote strings containing ': ' or '#')")]
+        return node, loader.construct_document(node) if node is not None else None
     finally:
         loader.dispose()
-    if node is None:
+
+
+def _syntax(error: yaml.MarkedYAMLError) -> Unreadable:
+    mark = error.problem_mark or error.context_mark
+    if error.problem == "exceeded maximum nesting depth":
+        return Unreadable.over_limit(TooDeep(mark.line + 1))
+    return Unreadable(f"not valid YAML/JSON: {error.problem or error.context}", mark.line + 1 if mark else 1,
+                      "fix the syntax at that line (quote strings containing ': ' or '#')")
+
+
+def _yaml(text: str) -> tuple[Any, yaml.Node | None]:
+    try:
+        check_yaml(text, MAX_DOCUMENT_NODES)
+        node, data = _compose(text)
+    except LimitError as error:
+        raise Unreadable.over_limit(error) from None
+    except yaml.MarkedYAMLError as error:
+        raise _syntax(error) from None
+    return data, node
+
+
+def _json(text: str) -> tuple[Any, yaml.Node | None]:
+    """Strict JSON (no trailing commas, comments or YAML syntax), lines looked up through YAML."""
+    try:
+        data = check_value(json.loads(text), MAX_DOCUMENT_NODES)
+    except json.JSONDecodeError as error:
+        raise Unreadable(f"not valid JSON: {error.msg} at column {error.colno}", error.lineno,
+                         "fix the syntax at that line (a .json case file is strict JSON: no trailing commas or "
+                         "comments; name it .yaml for YAML)") from None
+    except RecursionError:
+        raise Unreadable.over_limit(TooDeep()) from None
+    except LimitError as error:
+        raise Unreadable.over_limit(error) from None
+    try:
+        node = _compose(text)[0]
+    except yaml.YAMLError:
+        node = None
+    return data, node
+
+
+PARSERS = {".json": _json}
+"""File suffix -> document parser (YAML for any other suffix)."""
+
+
+def read_document(path: Path, shown_as: str) -> tuple[Document | None, list[Diagnostic]]:
+    """Parse ``path`` (strict JSON for ``.json``, YAML 1.1 otherwise) into a :class:`Document`.
+
+    Returns ``(None, [diagnostic])`` when the file is unreadable (over a limit, not UTF-8, bad
+    syntax, empty), and the document with one diagnostic per duplicated mapping key otherwise.
+    ``shown_as`` is the name used in diagnostics. Raises ``OSError`` if the file cannot be read.
+    """
+    try:
+        data, node = PARSERS.get(path.suffix, _yaml)(read_text(path, "a config or case file"))
+    except Unreadable as problem:
+        return None, [Diagnostic(shown_as, problem.line, "", problem.message, problem.hint)]
+    if data is None:
         return None, [Diagnostic(shown_as, 1, "", "the file is empty", "write the document or delete the file")]
     lines: dict[tuple, int] = {}
     duplicates: list[tuple[tuple, int]] = []
-    _walk(node, (), lines, duplicates)
+    if node is not None:
+        _walk(node, (), lines, duplicates)
     return Document(data, lines), [
         Diagnostic(shown_as, line, where_of(key[:-1]), f"duplicate key {key[-1]!r}",
                    "keep one of the two entries; the later one would silently win")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import shlex
 from collections.abc import Callable, Iterator
 from functools import cache
 
@@ -26,26 +27,68 @@ PYTHON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", i
                 float: "number", type(None): "null"}
 
 
+NUMBER_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+                "nine": 9, "ten": 10}
+TYPE_EXAMPLES = {"object": "a mapping such as {key: value}", "array": "a list such as [a, b]",
+                 "string": 'a string (quote it: "...")', "boolean": "true or false", "integer": "a whole number",
+                 "number": "a number", "null": "null"}
+PLAIN = re.compile(r"^[\w./-]+$")
+
+
 def _kind(value: object) -> str:
     return SCHEMA_TYPES[PYTHON_TYPES[type(value)]]
 
 
-def _unknown_key(error: ValidationError) -> tuple[str, str]:
-    allowed = sorted(error.schema.get("properties", {}))
-    patterns = list(error.schema.get("patternProperties", {}))
-    extra = sorted(key for key in set(error.instance) - set(allowed)
-                   if not any(re.search(pattern, key) for pattern in patterns))
+def _as_number(text: str) -> int | float | None:
+    """The number a string spells (``"0"``, ``"zero"``, ``"1.5"``), or ``None``."""
+    word = text.strip().lower()
+    if word in NUMBER_WORDS:
+        return NUMBER_WORDS[word]
+    try:
+        return json.loads(word) if isinstance(json.loads(word), int | float) else None
+    except ValueError:
+        return None
+
+
+def flow_list(items: list[str]) -> str:
+    """``items`` as a YAML flow list, quoting only items that need it: ``[count, "{data}/a b"]``."""
+    return "[" + ", ".join(item if PLAIN.match(item) else json.dumps(item) for item in items) + "]"
+
+
+def _unknown(keys: set[str], allowed: list[str], patterns: list[str]) -> tuple[str, str]:
+    extra = sorted(key for key in keys - set(allowed) if not any(re.search(pattern, key) for pattern in patterns))
     guesses = [match for key in extra for match in difflib.get_close_matches(key, allowed, n=1)]
     shapes = [f"keys matching {pattern}" for pattern in patterns]
     hint = f"did you mean {', '.join(map(repr, guesses))}?" if guesses else f"allowed: {', '.join(allowed + shapes)}"
     return f"unknown key{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))}", hint
 
 
+def _unknown_key(error: ValidationError) -> tuple[str, str]:
+    return _unknown(set(error.instance), sorted(error.schema.get("properties", {})),
+                    list(error.schema.get("patternProperties", {})))
+
+
 def _type(error: ValidationError) -> tuple[str, str]:
     expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
     names = " or ".join(SCHEMA_TYPES[name] for name in expected)
-    hint = f"write a list: [{error.instance}]" if expected == ["array"] and isinstance(error.instance, str) else ""
-    return f"expected {names}, got {_kind(error.instance)} {json.dumps(error.instance)[:60]}", hint
+    return f"expected {names}, got {_kind(error.instance)} {json.dumps(error.instance)[:60]}", \
+        _type_hint(expected, error.instance)
+
+
+def _type_hint(expected: list[str], instance: object) -> str:
+    if expected == ["array"] and isinstance(instance, str):
+        return f"write a list: {flow_list(shlex.split(instance) if _splits(instance) else [instance])}"
+    number = _as_number(instance) if isinstance(instance, str) and {"integer", "number"} & set(expected) else None
+    if number is not None:
+        return f"write {number} (a number, without quotes)"
+    return "write " + " or ".join(TYPE_EXAMPLES[name] for name in expected)
+
+
+def _splits(text: str) -> bool:
+    try:
+        return bool(shlex.split(text))
+    except ValueError:
+        return False
 
 
 def _choices(error: ValidationError) -> tuple[str, str]:
@@ -67,9 +110,43 @@ FORMATTERS: dict[str, Callable[[ValidationError], tuple[str, str]]] = {
     "minItems": lambda e: ("must not be empty", "add at least one entry"),
     "minProperties": lambda e: ("must not be empty", "add at least one entry"),
     "minLength": lambda e: ("must not be empty", "write a value"),
-    "exclusiveMinimum": lambda e: (f"must be greater than {e.validator_value}, got {e.instance}", ""),
-    "minimum": lambda e: (f"must be at least {e.validator_value}, got {e.instance}", ""),
+    "exclusiveMinimum": lambda e: (f"must be greater than {e.validator_value}, got {e.instance}",
+                                   f"use a number greater than {e.validator_value}"),
+    "minimum": lambda e: (f"must be at least {e.validator_value}, got {e.instance}",
+                          f"use a number of at least {e.validator_value}"),
 }
+"""Validator kind -> ``(message, fix)``; kinds not listed keep jsonschema's message."""
+
+
+def _number_in_union(error: ValidationError) -> tuple[str, str] | None:
+    """A union that takes an integer, given one in words or quotes (``exit_code: zero``)."""
+    takes_number = any(sub.validator == "type" and sub.validator_value in ("integer", "number")
+                       for sub in error.context)
+    number = _as_number(error.instance) if isinstance(error.instance, str) and takes_number else None
+    if number is None:
+        return None
+    return f"{json.dumps(error.instance)} is not allowed here", f"write {number} (a number, without quotes)"
+
+
+def _unknown_key_in_union(error: ValidationError) -> tuple[str, str] | None:
+    """A mapping that every branch of the union rejects at its top, with a key that no branch
+    knows (``{cpy: ...}`` as an input file): the fix suggests among the keys of every branch."""
+    if not isinstance(error.instance, dict) or any(sub.relative_path for sub in error.context):
+        return None
+    allowed = sorted({key for sub in error.context for key in sub.schema.get("properties", {})})
+    if not allowed or not set(error.instance) - set(allowed):
+        return None
+    message, hint = _unknown(set(error.instance), allowed, [])
+    forms = {json.dumps(sub.schema, sort_keys=True) for sub in error.context if "properties" in sub.schema}
+    if len(forms) < 2:
+        return message, hint
+    bare = [f"a bare {sub.validator_value}" for sub in error.context if sub.validator == "type"]
+    guess = hint if hint.startswith("did you mean") else "use one of the keys"
+    return message, f"{guess} (one of the forms here: {', '.join(allowed + bare)})"
+
+
+UNION_RULES: list[Callable[[ValidationError], tuple[str, str] | None]] = [_number_in_union, _unknown_key_in_union]
+"""Explanations of a failed ``anyOf``/``oneOf`` as a whole, tried before the likeliest branch's errors."""
 
 
 def _branch_score(errors: list[ValidationError]) -> tuple[int, int]:
@@ -78,16 +155,25 @@ def _branch_score(errors: list[ValidationError]) -> tuple[int, int]:
     return shallow, len(errors)
 
 
-def _leaves(error: ValidationError) -> Iterator[ValidationError]:
+def _explain(error: ValidationError) -> Iterator[tuple[tuple, str, str]]:
+    """``(path, message, fix)`` for ``error``; a union is explained as a whole by a rule of
+    :data:`UNION_RULES`, else by the errors of the branch the author most likely meant."""
     if error.validator not in ("anyOf", "oneOf") or not error.context:
-        yield error
+        yield tuple(error.absolute_path), *FORMATTERS.get(error.validator, _default)(error)
+        return
+    whole = next(filter(None, (rule(error) for rule in UNION_RULES)), None)
+    if whole is not None:
+        yield tuple(error.absolute_path), *whole
         return
     branches: dict[int, list[ValidationError]] = {}
     for sub in error.context:
         branches.setdefault(sub.schema_path[0], []).append(sub)
-    best = min(branches.values(), key=_branch_score)
-    for sub in best:
-        yield from _leaves(sub)
+    for sub in min(branches.values(), key=_branch_score):
+        yield from _explain(sub)
+
+
+def _default(error: ValidationError) -> tuple[str, str]:
+    return error.message, "see docs/case-format.md for this key"
 
 
 @cache
@@ -98,10 +184,6 @@ def validator_for(stem: str) -> Draft202012Validator:
 
 def schema_diagnostics(document: Document, stem: str, shown_as: str) -> list[Diagnostic]:
     """Every schema error of ``document`` against schema ``stem``, located and explained."""
-    found = []
-    for error in validator_for(stem).iter_errors(document.data):
-        for leaf in _leaves(error):
-            path = tuple(leaf.absolute_path)
-            message, hint = FORMATTERS.get(leaf.validator, lambda e: (e.message, ""))(leaf)
-            found.append(Diagnostic(shown_as, document.line_of(path), where_of(path), message, hint))
-    return sorted(set(found))
+    found = {Diagnostic(shown_as, document.line_of(path), where_of(path), message, hint)
+             for error in validator_for(stem).iter_errors(document.data) for path, message, hint in _explain(error)}
+    return sorted(found)
