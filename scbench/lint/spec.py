@@ -19,13 +19,39 @@ from scbench.lint.markdown import Document, Line, parse
 from scbench.lint.vocabulary import WORD, is_prescribed_code, vocabulary
 from scbench.problem.bundle import Bundle
 
-PLACEHOLDER = re.compile(r"<[^<>\n]*>|https?://\S+")
+PLACEHOLDER = re.compile(r"(?<!\w)<[^<>\n]*>|https?://\S+")
+"""``<placeholders>`` and URLs, blanked before detection (``List<T>`` is a generic type, not a placeholder)."""
 LANGUAGES = r"(?:Python|JavaScript|TypeScript|Java|Rust|Go|Golang|C\+\+|C#|Ruby|Kotlin|Swift|PHP)"
 SOURCE_EXTENSIONS = r"(?:py|pyi|js|mjs|cjs|ts|tsx|java|rs|go|rb|cs|cpp|cc|cxx|hpp|hh|h|c|kt|swift|php)"
 LIBRARIES = (r"(?:argparse|click|typer|flask|fastapi|django|express|requests|numpy|pandas|lodash|serde|clap|tokio"
              r"|re|os\.walk|glob|pathlib|json\.loads|json\.dumps|subprocess|asyncio|threading|sqlite3?|collections)")
 CONTAINERS = (r"(?:dict(?:ionary)?|hash\s?map|map|list|array|set|tuple|queue|stack|heap|trie|linked list|deque"
               r"|namedtuple|dataclass|struct|object|variable|singleton|cache)")
+STANDARD_NAMES = (
+    # Python
+    r"argparse|optparse|getopt|ArgumentParser|add_argument|add_subparsers|sys\.argv|sys\.std(?:in|out|err)"
+    r"|os\.(?:path|environ|walk|listdir)\b|pathlib|shutil|subprocess|itertools|functools|collections\.\w+"
+    r"|defaultdict|OrderedDict|namedtuple|dataclasses|typing\.\w+|asyncio|hashlib|heapq|bisect|tempfile|unittest"
+    r"|re\.(?:compile|match|search|sub|findall|fullmatch)\b|json\.(?:loads?|dumps?)\b"
+    # JavaScript / TypeScript / Node
+    r"|process\.(?:argv|env|stdout|stderr|stdin)\b|fs\.\w+|\w+Sync\b|JSON\.(?:parse|stringify)|console\.\w+"
+    r"|child_process|path\.(?:join|resolve|basename|dirname)\b|Object\.(?:keys|values|entries|assign)"
+    r"|Array\.(?:from|isArray|prototype)\b|yargs|commander\.js"
+    # Java
+    r"|java\.\w+(?:\.\w+)*|javax\.\w+(?:\.\w+)*|System\.(?:out|err|in|exit)\b|ArrayList|LinkedList|HashMap|HashSet"
+    r"|TreeMap|TreeSet|StringBuilder|BufferedReader|InputStreamReader|Integer\.parseInt"
+    # Go
+    r"|fmt\.\w+|os\.Args\b|bufio|strconv|encoding/json|net/http|os/exec|flag\.(?:String|Int|Bool|Parse)\b"
+    r"|strings\.(?:Split|Join|Fields|TrimSpace)\b|sort\.(?:Slice|Strings|Ints)\b"
+    # Rust, C, C++
+    r"|serde(?:_json)?|BTreeMap|println!|eprintln!|macro_rules!|iostream|stdio\.h|stdlib\.h|printf|scanf|malloc"
+)
+"""Standard modules, classes and functions of one language (and a few de-facto standard libraries)."""
+TYPE_CHARS = r"[\w\s,?:&*\[\]]"
+"""Characters inside a generic type's angle brackets (three levels deep: ``Map<K, List<Set<V>>>``)."""
+CONSTRUCTS = (r"sub-?parsers?|f-strings?|context managers?|goroutines?|\*\*?kwargs|\*args|varargs|async/await"
+              r"|generator functions?|list slicing|monkey-?patch\w*|type hints?")
+"""Constructs and sub-features that exist in one language only."""
 UNITS = r"(?:function|class|method|module|helper|interface|struct|decorator|subclass|base class|abstract class|enum)"
 
 
@@ -130,6 +156,23 @@ RULES: tuple[SpecRule, ...] = (
          r"|\b(?:pip|npm)\s+install\b|\brequirements\.txt\b|\bvirtualenv\b|\bunwrap\(\)|\braises?\b|\bthrows?\b",
          "a language-specific idiom assumes one language (design rule 3)",
          "say what is observable: the exit status, the message on standard error, the output"),
+    rule("decorator", r"(?<![\w@.])@[A-Za-z_]\w*(?:\.\w+)*(?![\w.]*/)(?:\([^()\n]*\))?",
+         "a decorator or annotation is one language's construct and prescribes the code's structure "
+         "(design rules 1 and 3)",
+         "state the behaviour the decorated code must show, not how to build it",
+         contract=known_words),
+    rule("generic-type", rf"\b[A-Za-z_][\w:]*<(?:{TYPE_CHARS}|<(?:{TYPE_CHARS}|<{TYPE_CHARS}*>)*>)*>",
+         "a generic type names one language's data structure (design rules 1 and 3)",
+         "describe the values in the output format's terms (a JSON list of strings, an object of numbers)",
+         contract=known_words),
+    rule("standard-library", rf"(?<![\w./-])(?:{STANDARD_NAMES})(?:\s+sub-?parsers?)?(?![\w-])",
+         "naming a language's standard module, class or function prescribes the implementation (design rules 1, 3)",
+         "state the required behaviour; the solution chooses its own modules",
+         contract=known_words),
+    rule("language-construct", rf"(?i)(?<![\w-])(?:{CONSTRUCTS})(?![\w-])",
+         "a construct of one language assumes that language (design rule 3)",
+         "say what is observable (the subcommands, the output), not which construct produces it",
+         contract=known_words),
     rule("language-literal", r"\b(?:None|True|False|nil)\b",
          "a literal of one language in a language-agnostic spec (design rule 3)",
          "use the output format's literal (JSON null, true, false) or plain words",
