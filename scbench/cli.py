@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from scbench.bless.command import bless
 from scbench.lint.command import lint
 from scbench.quality.command import metrics
 
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress
 
-    from scbench.bless import Edit
     from scbench.evaluate import Target
     from scbench.problem.bundle import Bundle
     from scbench.results import RunResults
@@ -30,6 +30,7 @@ app = typer.Typer(help="Iterative coding benchmarks as data: compile, run, grade
                   no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None)
 app.command("metrics")(metrics)
 app.command("lint")(lint)
+app.command("bless")(bless)
 
 ProblemArg = Annotated[Path, typer.Argument(help="problems/NAME directory or a compiled NAME-HASH.scb.json")]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run in parallel [default: CPU count]")]
@@ -45,13 +46,13 @@ def stderr_console() -> Console:
     return Console(stderr=True, width=None if sys.stderr.isatty() else 160, soft_wrap=True)
 
 
-def load_bundle(path: Path) -> Bundle:
+def load_bundle(path: Path, missing_expected_files: bool = False) -> Bundle:
     """The problem or bundle at ``path``; on compile errors, print every diagnostic and exit 2."""
     from scbench.problem.diagnostics import ProblemError
     from scbench.problem.loader import load
     from scbench.report.terminal import print_diagnostics
     try:
-        return load(path)
+        return load(path, missing_expected_files)
     except ProblemError as error:
         print_diagnostics(stderr_console(), error.diagnostics)
         raise typer.Exit(2) from None
@@ -192,48 +193,3 @@ def prompt_command(
     known_checkpoint(bundle, checkpoint)
     known_track(track)
     typer.echo(render_prompt(bundle, checkpoint, template, track), nl=False)
-
-
-@app.command("bless")
-def bless_command(
-    problem: Annotated[Path, typer.Argument(help="problems/NAME directory")],
-    checkpoint: Annotated[int, typer.Option("--checkpoint", "-c", help="checkpoint number")],
-    case: Annotated[list[str] | None, typer.Option("--case", help="only this case id (repeatable)")] = None,
-    track: TrackOption = "python",
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="write without asking")] = False,
-) -> None:
-    """Fill or refresh expected outputs from the reference solution, keeping wildcards that
-    still match. Shows the diff, then asks before writing (or --yes)."""
-    from scbench.bless import UnknownCase, bless
-    from scbench.run.tracks import prepare
-    bundle = load_bundle(problem)
-    known_checkpoint(bundle, checkpoint)
-    known_track(track)
-    reference = problem / "solutions" / track / f"checkpoint_{checkpoint}"
-    if not reference.is_dir():
-        raise typer.BadParameter(f"no reference solution at {reference}", param_hint="--track")
-    try:
-        edits, notes = bless(problem, bundle, checkpoint, prepare(reference, track, bundle.config.entry_file).entry,
-                             set(case or []))
-    except UnknownCase as error:
-        raise typer.BadParameter(error.args[0], param_hint="--case") from None
-    console = stderr_console()
-    for note in notes:
-        console.print(f"[yellow]{note}[/]", highlight=False)
-    _confirm_and_write(console, edits, yes)
-
-
-def _confirm_and_write(console: Console, edits: list[Edit], yes: bool) -> None:
-    """Show each edit's diff; write them all if ``yes`` or the user agrees at a terminal, else exit 1."""
-    from rich.syntax import Syntax
-    for edit in edits:
-        console.print(Syntax(edit.diff, "diff", theme="ansi_dark", background_color="default"))
-    if not edits:
-        console.print("every expectation already matches the reference")
-        return
-    if not (yes or (console.is_terminal and typer.confirm(f"write {len(edits)} file(s)?"))):
-        console.print("nothing written (re-run with --yes to write)")
-        raise typer.Exit(1)
-    for edit in edits:
-        edit.write()
-    console.print(f"wrote {', '.join(str(edit.path) for edit in edits)}")

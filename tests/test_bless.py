@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, scbench
-from scbench.bless import keep_wildcards
+from scbench.bless.values import keep_wildcards
 
 
 def test_keep_wildcards_where_they_still_match():
@@ -31,7 +31,7 @@ def test_bless_asks_before_writing_and_never_writes_unasked(stale):
     before = (stale / "cases/checkpoint_1/core.yaml").read_text()
     done = scbench("bless", stale, "-c", 1)
     assert done.returncode == 1
-    assert '-      - {name: get, args: [get, color], expect: {stdout: "green\\n"}}' in done.stderr
+    assert '-      - {name: get, args: [get, color], expect: {stdout: "green\\n"}}' in done.stdout
     assert "nothing written (re-run with --yes to write)" in done.stderr
     assert (stale / "cases/checkpoint_1/core.yaml").read_text() == before
 
@@ -78,3 +78,81 @@ def test_bless_keeps_subsets_and_skips_steps_without_expectations(stale):
     assert done.returncode == 0, done.stderr
     case = yaml.safe_load(core.read_text())["cases"][1]
     assert case["expect"]["files"]["store.json"] == {"format": "json", "subset": True, "value": {"a": "1"}}
+
+
+PASSING = """\
+# every expectation below passes as written; bless must not touch a byte
+cases:
+  - id: forms
+    files: {store.json: {json: {b: "2", a: "1", c: "3"}}}
+    args: [dump]
+    expect:
+      stdout: {format: jsonl, unordered: true, value: [{key: c, value: "3"}, {key: a, value: "1"},
+                                                        {key: b, value: '2'}]}   # odd wrap, kept
+      files:
+        store.json: {format: json, subset: true, value: {a: '1'}}
+  - id: ignore_and_wildcards
+    files: {store.json: {json: {b: "2", a: "1"}}}
+    args: [ dump ]
+    expect:
+      stdout:
+        format: jsonl
+        ignore: ["$[*].value"]
+        value: [{key: a}, {key: "[..]"}]
+      stderr: ""
+  - id: tolerance
+    files: {doc.txt: {copy: docs/a.txt}}
+    args: [count, doc.txt]
+    expect: {stdout: {format: json, value: {lines: 2, words: 5, ratio: 2.4999}, tolerance: {abs: 0.01}}}
+  - id: text_wildcards
+    args: [get, nope]
+    expect: {exit_code: 1, stderr: "error: [..]\\n...\\n"}
+"""
+
+
+def test_bless_leaves_passing_expectations_and_every_byte_as_written(stale):
+    (stale / "cases/checkpoint_2/passing.yaml").write_text(PASSING)
+    before = {path: path.read_bytes() for path in (stale / "cases").rglob("*.yaml")}
+    done = scbench("bless", stale, "-c", 2, "--yes")
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr
+    assert "every expectation already matches the reference" in done.stderr
+    assert {path: path.read_bytes() for path in (stale / "cases").rglob("*.yaml")} == before
+
+
+def test_an_edited_file_changes_only_the_refreshed_value(stale):
+    case_file = stale / "cases/checkpoint_2/passing.yaml"
+    case_file.write_text(PASSING.replace("ratio: 2.4999}, tolerance: {abs: 0.01}", "ratio: 2.4}")
+                         .replace('value: [{key: a}, {key: "[..]"}]', 'value: [{key: a}, {key: "[..]"}, {key: c}]'))
+    done = scbench("bless", stale, "-c", 2, "--yes")
+    assert done.returncode == 0, done.stderr
+    assert case_file.read_text() == PASSING.replace("ratio: 2.4999}, tolerance: {abs: 0.01}",
+                                                    "ratio: 2.5}").replace(
+        '        value: [{key: a}, {key: "[..]"}]', '        value:\n          - {key: a}\n          - {key: b}')
+
+
+def test_bless_fills_missing_expectations_and_creates_expected_output_files(tmp_path):
+    stale = tmp_path / "kv"
+    shutil.copytree(FIXTURES / "kv", stale)
+    case_file = stale / "cases/checkpoint_2/new.yaml"
+    case_file.write_text("cases:\n  - id: fresh\n    args: [count, \"{data}/docs/a.txt\"]\n"
+                         "  - id: to_file\n    files: {store.json: {json: {a: \"1\"}}}\n    args: [dump]\n"
+                         "    expect:\n      stdout: {format: jsonl, file: expected/dump.jsonl}\n"
+                         "      files: {store.json: {format: json}}\n")
+    assert scbench("compile", stale).returncode == 2
+    done = scbench("bless", stale, "-c", 2, "--case", "fresh", "--case", "to_file", "--target", "stdout",
+                   "--target", "exit_code", "--target", "files", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert case_file.read_text() == (
+        "cases:\n  - id: fresh\n    args: [count, \"{data}/docs/a.txt\"]\n"
+        "    expect:\n      stdout:\n        format: json\n        value: {lines: 2, words: 5, ratio: 2.5}\n"
+        "      exit_code: 0\n"
+        "  - id: to_file\n    files: {store.json: {json: {a: \"1\"}}}\n    args: [dump]\n"
+        "    expect:\n      stdout: {format: jsonl, file: expected/dump.jsonl}\n"
+        "      files: {store.json: {format: json, value: {a: '1'}}}\n      exit_code: 0\n")
+    assert (stale / "cases/checkpoint_2/expected/dump.jsonl").read_text() == '{"key": "a", "value": "1"}\n'
+    assert scbench("check", stale).returncode == 0
+
+
+def test_an_unknown_target_is_a_usage_error(stale):
+    done = scbench("bless", stale, "-c", 1, "--target", "body")
+    assert (done.returncode, "unknown target body; known: stdout, stderr, exit_code, files" in done.stderr) == (2, True)

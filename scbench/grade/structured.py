@@ -97,7 +97,7 @@ class LeafOperator(BaseOperator):
         return obj
 
 
-def _prune(data: Any, expressions: list[str]) -> Any:
+def prune(data: Any, expressions: list[str]) -> Any:
     """A copy of ``data`` without the nodes the JSONPath ``expressions`` select."""
     data = copy.deepcopy(data)
     for expression in expressions:
@@ -116,7 +116,7 @@ def _sort_key(keys: list[str]) -> Callable[[Any], tuple]:
 
 
 def _prepare(data: Any, spec: OutputExpectation) -> Any:
-    data = _prune(data, spec.ignore) if spec.ignore else data
+    data = prune(data, spec.ignore) if spec.ignore else data
     return sorted(data, key=_sort_key(spec.sort_by)) if spec.sort_by and isinstance(data, list) else data
 
 

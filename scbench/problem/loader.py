@@ -30,12 +30,13 @@ def _read_bundle(path: Path) -> Bundle:
     return bundle
 
 
-def load(path: Path) -> Bundle:
-    """The bundle at ``path`` (a ``*.scb.json`` file) or compiled from a problem directory.
-    Raises :class:`ProblemError` when it does not compile or does not exist."""
+def load(path: Path, missing_expected_files: bool = False) -> Bundle:
+    """The bundle at ``path`` (a ``*.scb.json`` file) or compiled from a problem directory
+    (``missing_expected_files`` as in :func:`compile_problem`). Raises :class:`ProblemError`
+    when it does not compile or does not exist."""
     if path.name.endswith(BUNDLE_SUFFIX) and path.is_file():
         return _read_bundle(path)
     if not path.is_dir():
         raise ProblemError([Diagnostic(str(path), 0, "", "no such problem directory or bundle",
                                     "give problems/NAME or a compiled NAME-HASH.scb.json")])
-    return compile_problem(path)
+    return compile_problem(path, missing_expected_files)
