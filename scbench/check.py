@@ -43,6 +43,17 @@ class CheckReport:
     def ok(self) -> bool:
         return not self.problems
 
+    def to_dict(self) -> dict:
+        """The report as JSON-ready data: ``ok``, ``problems``, ``warnings``, one entry per
+        reference run (track, checkpoint, summary, seconds, quality) and the mutation scores."""
+        runs = [{"track": ref.track, "checkpoint": results.checkpoint, "summary": results.summary.model_dump(),
+                 "duration_s": results.duration_s, "quality": results.quality} for ref, results in self.runs]
+        mutation = [{"checkpoint": score.checkpoint, "killed": score.killed, "total": score.total,
+                     "score": score.score, "survivors": [f"{m.file}:{m.line}:{m.column} {m.description}"
+                                                         for m in score.survivors]} for score in self.mutation]
+        return {"ok": self.ok, "problems": self.problems, "warnings": self.warnings, "runs": runs,
+                "mutation": mutation}
+
 
 def references(root: Path) -> Iterator[Reference]:
     """Every reference solution directory under ``root/solutions``, by track then checkpoint."""

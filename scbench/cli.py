@@ -22,12 +22,27 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress
 
-    from scbench.evaluate import Target
+    from scbench.evaluate import Selection, Target
     from scbench.problem.bundle import Bundle
     from scbench.results import RunResults
 
 app = typer.Typer(help="Iterative coding benchmarks as data: compile, run, grade, measure.",
                   no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from scbench.about import version
+        typer.echo(f"scbench {version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                               help="Print the version and exit.")] = False) -> None:
+    """Iterative coding benchmarks as data: compile, run, grade, measure."""
+
+
 app.command("metrics")(metrics)
 app.command("lint")(lint)
 app.command("bless")(bless)
@@ -38,12 +53,22 @@ TrackOption = Annotated[str, typer.Option("--track", "-t", help="language track 
                                                                 "(python, node, rust, java, go, ...)")]
 
 
-def stderr_console() -> Console:
-    """The console for progress, logs and reports a person reads (stderr; 160 columns when not a terminal)."""
+def _console(stderr: bool) -> Console:
     import sys
 
     from rich.console import Console
-    return Console(stderr=True, width=None if sys.stderr.isatty() else 160, soft_wrap=True)
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr, width=None if stream.isatty() else 160, soft_wrap=True)
+
+
+def stderr_console() -> Console:
+    """The console for progress, logs and errors (stderr; 160 columns when not a terminal)."""
+    return _console(stderr=True)
+
+
+def stdout_console() -> Console:
+    """The console for results and tables (stdout; 160 columns when not a terminal)."""
+    return _console(stderr=False)
 
 
 def load_bundle(path: Path, missing_expected_files: bool = False) -> Bundle:
@@ -89,16 +114,26 @@ def progress(console: Console) -> Progress:
                     console=console, transient=True, disable=not console.is_terminal)
 
 
-def with_progress(jobs: int | None, console: Console):
+def with_progress(jobs: int | None, console: Console, selection: Selection | None = None):
     """A run function like :func:`scbench.evaluate.evaluate` that shows a progress bar."""
     from scbench import evaluate as evaluation
+    chosen = selection or evaluation.Selection()
 
     def run(bundle: Bundle, checkpoint: int, target: Target) -> RunResults:
         with progress(console) as bar:
             task = bar.add_task(f"{target.track or 'entry'} checkpoint_{checkpoint}",
-                                total=len(bundle.suite(checkpoint)))
-            return evaluation.evaluate(bundle, checkpoint, target, jobs, lambda _: bar.advance(task))
+                                total=len(chosen.suite(bundle, checkpoint)))
+            return evaluation.evaluate(bundle, checkpoint, target, jobs, lambda _: bar.advance(task), chosen)
     return run
+
+
+def selection_of(bundle: Bundle, checkpoint: int, pattern: str | None, max_failures: int | None) -> Selection:
+    """The cases ``-k`` and ``--max-failures`` select; a usage error when ``pattern`` matches none."""
+    from scbench.evaluate import Selection
+    selection = Selection(pattern, max_failures)
+    if not selection.suite(bundle, checkpoint):
+        raise typer.BadParameter(f"no case of checkpoint {checkpoint}'s suite matches {pattern!r}", param_hint="-k")
+    return selection
 
 
 @app.command("compile")
@@ -128,9 +163,14 @@ def eval_command(
     out: Annotated[Path, typer.Option(help="where results.json and junit.xml go")] = Path("results"),
     previous: Annotated[Path | None, typer.Option(help="the previous checkpoint's snapshot, for quality deltas",
                                                   exists=True, file_okay=False)] = None,
+    select: Annotated[str | None, typer.Option("-k", "--select", help="only the cases whose id or checkpoint_N/id "
+                                               "matches this shell-style pattern (without wildcards: a substring)")
+                      ] = None,
+    max_failures: Annotated[int | None, typer.Option("--max-failures", min=1, help="start no new case once N cases "
+                                                     "have failed")] = None,
 ) -> None:
     """Run a checkpoint's cases (plus regressions) against a solution and measure its erosion
-    and verbosity. Exit 1 unless strict-solved."""
+    and verbosity. Results on stdout, progress on stderr. Exit 1 unless strict-solved."""
     from scbench import evaluate as evaluation
     from scbench.report.junit import write_junit
     from scbench.report.terminal import print_run
@@ -141,15 +181,16 @@ def eval_command(
         usable_entry(entry)
     bundle = load_bundle(problem)
     known_checkpoint(bundle, checkpoint)
+    selection = selection_of(bundle, checkpoint, select, max_failures)
     console = stderr_console()
     target = evaluation.Target(solution, None if entry else track or "python", entry)
     try:
-        results = evaluation.with_quality(with_progress(jobs, console)(bundle, checkpoint, target), solution,
-                                          previous)
+        results = evaluation.with_quality(with_progress(jobs, console, selection)(bundle, checkpoint, target),
+                                          solution, previous)
     except SetupError as error:
         console.print(f"[red]setup failed for {solution}:[/] {error}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
-    print_run(console, results)
+    print_run(stdout_console(), results)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(results.model_dump_json(indent=2))
     write_junit(results, out / "junit.xml")
@@ -163,16 +204,21 @@ def check_command(
     jobs: Jobs = None,
     repeat: Annotated[int, typer.Option(help="run every case N times and report flaky ones", min=1)] = 1,
     mutants: Annotated[bool, typer.Option("--mutants", help="mutation score of each python reference")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Compile, lint, then run every reference solution of every track on its checkpoint plus
-    regressions. Exit 1 on any inconsistency (lint errors included, warnings not), 2 if the
-    problem does not compile."""
+    regressions. The report goes to stdout, progress to stderr. Exit 1 on any inconsistency
+    (lint errors included, warnings not), 2 if the problem does not compile."""
+    import json
+
     from scbench.check import CheckOptions, check
     from scbench.report.terminal import print_check
     bundle = load_bundle(problem)
-    console = stderr_console()
-    report = check(problem, bundle, with_progress(jobs, console), CheckOptions(repeat, mutants))
-    print_check(console, report)
+    report = check(problem, bundle, with_progress(jobs, stderr_console()), CheckOptions(repeat, mutants))
+    if json_out:
+        typer.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        print_check(stdout_console(), report)
     raise typer.Exit(0 if report.ok else 1)
 
 

@@ -11,10 +11,14 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from fnmatch import fnmatchcase
 from pathlib import Path
 
+from scbench.about import version
 from scbench.grade.cli import grade_cli_step
 from scbench.grade.http import grade_http_step
+from scbench.grade.show import excerpt
 from scbench.problem.bundle import Bundle, CompiledCase
 from scbench.quality.measure import delta, measure
 from scbench.results import CaseResult, RunResults, StepResult, Summary
@@ -26,18 +30,21 @@ from scbench.run.tracks import Prepared, prepare, resolve_entry
 
 @dataclass(frozen=True)
 class CaseKind:
-    """How one kind of case is run (-> observations) and each observation graded (-> failures)."""
+    """How one kind of case is run (-> observations), each observation graded (-> failures), and
+    which of its outputs a failed step keeps (-> stdout and stderr bytes)."""
 
     run: Callable
     grade: Callable
+    streams: Callable = lambda obs: (b"", b"")
 
 
 CASE_KINDS: dict[str, CaseKind] = {
-    "cli": CaseKind(run_cli_case, grade_cli_step),
+    "cli": CaseKind(run_cli_case, grade_cli_step,
+                    lambda obs: (obs.result.stdout, obs.result.stderr) if obs.result else (b"", b"")),
     "http": CaseKind(lambda case, ctx: run_http_case(case, ctx, lambda obs: not grade_http_step(obs)),
                      grade_http_step),
 }
-"""Case ``kind`` -> runner and grader (HTTP polling steps retry until the grader accepts)."""
+"""Case ``kind`` -> runner, grader and kept outputs (HTTP polling steps retry until the grader accepts)."""
 
 
 def run_case(compiled: CompiledCase, category: str, ctx: RunContext) -> CaseResult:
@@ -47,8 +54,9 @@ def run_case(compiled: CompiledCase, category: str, ctx: RunContext) -> CaseResu
     steps = []
     for number, obs in enumerate(kind.run(compiled.case, ctx), 1):
         failures = kind.grade(obs)
+        streams = dict(zip(("stdout", "stderr"), map(excerpt, kind.streams(obs)), strict=True)) if failures else {}
         steps.append(StepResult(name=obs.step.name or f"step {number}", passed=not failures,
-                                failures=failures, duration_s=round(obs.duration, 4)))
+                                failures=failures, duration_s=round(obs.duration, 4), **streams))
     passed = len(steps) == len(compiled.case.steps) and all(step.passed for step in steps)
     return CaseResult(id=compiled.case.id, checkpoint=compiled.checkpoint, category=category,
                       source=f"{compiled.source}:{compiled.line}", passed=passed,
@@ -72,29 +80,51 @@ class Target:
         return Prepared(directory, resolve_entry(self.entry, directory, {"solution": str(directory)}))
 
 
+@dataclass(frozen=True)
+class Selection:
+    """Which cases of a suite run: those whose id or ``checkpoint_N/id`` matches the shell-style
+    ``pattern`` (a pattern without wildcards matches as a substring), and no new case once
+    ``max_failures`` cases have failed."""
+
+    pattern: str | None = None
+    max_failures: int | None = None
+
+    def suite(self, bundle: Bundle, number: int) -> list[tuple[CompiledCase, str]]:
+        """The selected part of checkpoint ``number``'s suite, in suite order."""
+        pattern = self.pattern if self.pattern is None or set("*?[") & set(self.pattern) else f"*{self.pattern}*"
+        return [(case, category) for case, category in bundle.suite(number) if pattern is None
+                or any(fnmatchcase(name, pattern) for name in (case.case.id, f"{case.checkpoint}/{case.case.id}"))]
+
+
 def evaluate(bundle: Bundle, number: int, target: Target, jobs: int | None = None,
-             on_case: Callable[[CaseResult], None] = lambda result: None) -> RunResults:
-    """Run checkpoint ``number``'s suite (own cases plus regressions) against ``target``
-    with ``jobs`` parallel cases (default: CPU count) and return the graded results.
-    ``on_case`` is called as each case finishes. Raises ``KeyError`` for an unknown
+             on_case: Callable[[CaseResult], None] = lambda result: None,
+             selection: Selection = Selection()) -> RunResults:
+    """Run checkpoint ``number``'s suite (own cases plus regressions, as ``selection`` selects)
+    against ``target`` with ``jobs`` parallel cases (default: CPU count) and return the graded
+    results. ``on_case`` is called as each case finishes. Raises ``KeyError`` for an unknown
     checkpoint and ``SetupError`` when the solution cannot be set up."""
-    started = time.monotonic()
+    started, clock = datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic()
     checkpoint = bundle.checkpoint(number)
     prepared = target.prepare(bundle.config.entry_file)
     ctx = RunContext(entry=prepared.entry, data=bundle.data_dir(), env=checkpoint.config.env,
                      solution=prepared.directory)
-    suite = bundle.suite(number)
+    suite, failed = selection.suite(bundle, number), []
 
-    def one(item: tuple[CompiledCase, str]) -> CaseResult:
+    def one(item: tuple[CompiledCase, str]) -> CaseResult | None:
+        if selection.max_failures is not None and len(failed) >= selection.max_failures:
+            return None
         result = run_case(item[0], item[1], ctx)
+        if not result.passed:
+            failed.append(result.id)
         on_case(result)
         return result
 
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 2) as pool:
-        cases = list(pool.map(one, suite))
-    return RunResults(problem=bundle.config.name, checkpoint=checkpoint.name, track=target.track, entry=prepared.entry,
-                      solution=str(target.solution), bundle=bundle.digest, summary=Summary.of(cases),
-                      duration_s=round(time.monotonic() - started, 3), cases=cases)
+        cases = [result for result in pool.map(one, suite) if result is not None]
+    return RunResults(problem=bundle.config.name, checkpoint=checkpoint.name, scbench=version(), started=started,
+                      track=target.track, entry=prepared.entry, solution=str(target.solution), bundle=bundle.digest,
+                      select=selection.pattern, not_run=len(suite) - len(cases), summary=Summary.of(cases),
+                      duration_s=round(time.monotonic() - clock, 3), cases=cases)
 
 
 def with_quality(results: RunResults, snapshot: Path, previous: Path | None = None) -> RunResults:

@@ -30,12 +30,16 @@ class Failure(Model):
 
 
 class StepResult(Model):
-    """One step: its name, verdict, failures and wall time in seconds."""
+    """One step: its name, verdict, failures and wall time in seconds; for a failed CLI step, its
+    standard output and error as text (invalid UTF-8 replaced, cut in the middle past 10,000
+    characters)."""
 
     name: str
     passed: bool
     failures: list[Failure] = Field(default_factory=list)
     duration_s: float = 0.0
+    stdout: str = ""
+    stderr: str = ""
 
 
 class CaseResult(Model):
@@ -79,14 +83,20 @@ class Summary(Model):
 
 
 class RunResults(Model):
-    """``results.json``: one solution evaluated at one checkpoint."""
+    """``results.json``: one solution evaluated at one checkpoint: what ran, how, and its verdicts."""
 
     problem: str
     checkpoint: str
+    scbench: str = Field(description="version of scbench that ran the suite")
+    started: str = Field(description="when the run started, ISO 8601 in UTC")
+    # How the solution was run: its track, or (track null) the entry command given; the sandbox it
+    # ran in belongs with these.
     track: str | None
     entry: list[str]
     solution: str
     bundle: str = Field(description="digest of the compiled bundle")
+    select: str | None = Field(None, description="the -k pattern: only the cases matching it ran")
+    not_run: int = Field(0, description="cases of the suite not started because --max-failures was reached")
     duration_s: float
     summary: Summary
     cases: list[CaseResult]

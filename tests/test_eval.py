@@ -3,10 +3,12 @@
 import json
 import re
 import shutil
+from xml.etree import ElementTree
 
 from conftest import FIXTURES, ROOT, scbench
 from scbench.evaluate import Target, evaluate
 from scbench.problem.compiler import compile_problem
+from scbench.report.junit import write_junit
 from scbench.run.tracks import prepare
 
 CODE_SEARCH = ROOT / "problems" / "code_search"
@@ -101,8 +103,8 @@ def test_check_is_green_on_fixtures_and_red_on_a_wrong_expectation(kv, tmp_path)
     core.write_text(core.read_text().replace('stdout: "blue\\n"', 'stdout: "green\\n"'))
     done = scbench("check", broken)
     assert done.returncode == 1
-    assert "set_then_get [core] (cases/checkpoint_1/core.yaml:3) get: stdout: text differs" in done.stderr
-    assert "set_then_get [regression]" in done.stderr
+    assert "set_then_get [core] (cases/checkpoint_1/core.yaml:3) get: stdout: text differs" in done.stdout
+    assert "set_then_get [regression]" in done.stdout
 
 
 def test_check_fails_on_a_spec_leak_and_reports_mutation_scores(kv, tmp_path):
@@ -112,16 +114,16 @@ def test_check_fails_on_a_spec_leak_and_reports_mutation_scores(kv, tmp_path):
     spec.write_text(spec.read_text() + "\nKeep the pairs in a global dict named STORE.\n")
     done = scbench("check", leaky, "--repeat", "2", "--mutants")
     assert done.returncode == 1
-    assert "checkpoint_1.md:8: error[data-structure-hint]: Keep the pairs in a global dict" in done.stderr
-    assert "mutation score (python references)" in done.stderr
-    assert "flaky" not in done.stderr
+    assert "checkpoint_1.md:8: error[data-structure-hint]: Keep the pairs in a global dict" in done.stdout
+    assert "mutation score (python references)" in done.stdout
+    assert "flaky" not in done.stdout
 
 
 def test_shipped_problems_are_consistent():
     for problem in sorted((ROOT / "problems").iterdir()):
         done = scbench("check", problem)
-        assert done.returncode == 0, done.stderr[-3000:]
-        assert done.stderr.rstrip().endswith("consistent")
+        assert done.returncode == 0, done.stdout[-3000:]
+        assert done.stdout.rstrip().endswith("consistent") and "reference solutions" not in done.stderr
 
 
 def test_regression_ignore_drops_fields_a_later_checkpoint_adds(kv, tmp_path):
@@ -141,7 +143,7 @@ def test_regression_ignore_drops_fields_a_later_checkpoint_adds(kv, tmp_path):
 def test_the_same_cases_run_against_python_node_rust_and_java():
     done = scbench("check", FIXTURES / "greet")
     assert done.returncode == 0, done.stderr
-    rows = [line.split("│")[1:4] for line in done.stderr.splitlines() if "checkpoint_1" in line]
+    rows = [line.split("│")[1:4] for line in done.stdout.splitlines() if "checkpoint_1" in line]
     assert [[cell.strip() for cell in row] for row in rows] == [
         [track, "checkpoint_1", "1/1"] for track in ("java", "node", "python", "rust")]
 
@@ -182,3 +184,19 @@ def test_bad_entry_commands_and_jobs_are_usage_errors(kv):
                           (["-j", "-3"], "greater than or equal to 1")):
         done = scbench("eval", kv, "-c", 1, "-s", kv, *args)
         assert (done.returncode, message in done.stderr, "Traceback" in done.stderr) == (2, True, False), done.stderr
+
+
+def test_junit_has_one_failure_per_case_with_step_names_outputs_and_checkpoint_names(kv, tmp_path):
+    broken = tmp_path / "broken"
+    shutil.copytree(kv / "solutions/python/checkpoint_2", broken)
+    source = broken / "kv.py"
+    source.write_text(source.read_text().replace(
+        "    print(store[key])", "    print(store[key].upper())\n    print('warn', file=sys.stderr)\n    sys.exit(3)"))
+    write_junit(evaluate(compile_problem(kv), 2, Target(broken, "python")), tmp_path / "junit.xml")
+    case = ElementTree.parse(tmp_path / "junit.xml").find(".//testcase[@name='checkpoint_1/set_then_get']")
+    [failure] = case.findall("failure")
+    assert failure.get("message") == "get: exit_code: expected 0, actual 3 (and 1 more)"
+    assert failure.text.splitlines()[:2] == ["get: exit_code: expected 0, actual 3", "    stderr (last lines):"]
+    assert "get: stdout: text differs at line 1, column 1 (1 line differs)" in failure.text
+    assert (case.find("system-out").text, case.find("system-err").text) == (
+        "--- get stdout ---\nBLUE\n", "--- get stderr ---\nwarn\n")

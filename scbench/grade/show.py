@@ -50,3 +50,16 @@ def json_path(parts: list) -> str:
         is_name = isinstance(part, str) and part.isidentifier()
         text += f".{part}" if is_name else f"[{json.dumps(part, ensure_ascii=False)}]"
     return text
+
+
+MAX_KEPT = 10_000
+"""Characters of a step's output kept in the results."""
+
+
+def excerpt(data: bytes) -> str:
+    """``data`` as text (invalid UTF-8 replaced), its middle cut when longer than ``MAX_KEPT`` characters."""
+    text = data.decode("utf-8", errors="replace")
+    if len(text) <= MAX_KEPT:
+        return text
+    half = MAX_KEPT // 2
+    return f"{text[:half]}\n… ({len(text) - MAX_KEPT} characters cut) …\n{text[-half:]}"

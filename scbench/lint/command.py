@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -31,10 +33,11 @@ def lint(
     problem: Annotated[Path, typer.Argument(help="problems/NAME directory")],
     examples: Annotated[bool, typer.Option("--examples", help="Also run the specs' examples on the python "
                                                               "reference and check that cases cover them.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the findings as a JSON list.")] = False,
 ) -> None:
     """Lint a problem against the design rules: specs that leak internals, a language or the tests,
     and weak cases (no expectation, duplicates, accept-anything, no error cases, unused data).
-    Exits 1 when any finding is an error, 2 when the problem does not compile."""
+    Findings go to stdout. Exits 1 when any finding is an error, 2 when the problem does not compile."""
     from rich.console import Console
 
     from scbench.cli import load_bundle
@@ -42,7 +45,10 @@ def lint(
     from scbench.lint.problem import lint_problem
     console = Console(width=None if sys.stdout.isatty() else 120)
     bundle = load_bundle(problem)
-    findings = lint_problem(problem, bundle) + (check_examples(problem, bundle) if examples else [])
-    print_findings(console, sorted(findings))
+    findings = sorted(lint_problem(problem, bundle) + (check_examples(problem, bundle) if examples else []))
+    if json_out:
+        typer.echo(json.dumps([dataclasses.asdict(finding) for finding in findings], indent=2))
+    else:
+        print_findings(console, findings)
     if any(finding.severity == "error" for finding in findings):
         raise typer.Exit(1)

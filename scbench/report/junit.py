@@ -1,4 +1,6 @@
-"""JUnit XML: one testsuite per category, one testcase per case, failures with their diffs."""
+"""JUnit XML: one testsuite per category, one testcase per case with at most one ``<failure>``
+(every failed step's failures in it, named by step), the failed steps' outputs in
+``<system-out>`` and ``<system-err>``; regression cases are named ``checkpoint_N/id``."""
 
 from __future__ import annotations
 
@@ -7,13 +9,32 @@ from pathlib import Path
 from junitparser import Failure as JFailure
 from junitparser import JUnitXml, TestCase, TestSuite
 
-from scbench.results import CATEGORIES, Failure, RunResults
+from scbench.results import CATEGORIES, CaseResult, RunResults
 
 
-def _failure(failure: Failure) -> JFailure:
-    element = JFailure(f"{failure.target}: {failure.message}")
-    element.text = failure.diff
+def _failure(case: CaseResult) -> JFailure:
+    lines = [(step.name, failure) for step in case.steps for failure in step.failures]
+    first_step, first = lines[0]
+    more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
+    element = JFailure(f"{first_step}: {first.target}: {first.message}{more}")
+    element.text = "\n".join(f"{name}: {failure.target}: {failure.message}"
+                             + (f"\n    {failure.diff.replace(chr(10), chr(10) + '    ')}" if failure.diff else "")
+                             for name, failure in lines)
     return element
+
+
+def _streams(case: CaseResult, stream: str) -> str | None:
+    parts = [f"--- {step.name} {stream} ---\n{getattr(step, stream)}" for step in case.steps if getattr(step, stream)]
+    return "\n".join(parts) or None
+
+
+def _testcase(case: CaseResult, problem: str) -> TestCase:
+    name = f"{case.checkpoint}/{case.id}" if case.category == "regression" else case.id
+    test = TestCase(name, classname=f"{problem}.{case.checkpoint}.{case.category}", time=case.duration_s)
+    if not case.passed:
+        test.result = [_failure(case)] if case.failures else [JFailure("not every step ran")]
+    test.system_out, test.system_err = _streams(case, "stdout"), _streams(case, "stderr")
+    return test
 
 
 def write_junit(results: RunResults, path: Path) -> None:
@@ -22,8 +43,6 @@ def write_junit(results: RunResults, path: Path) -> None:
     for category in CATEGORIES:
         suite = TestSuite(f"{results.problem}.{results.checkpoint}.{category}")
         for case in (c for c in results.cases if c.category == category):
-            test = TestCase(case.id, classname=f"{results.problem}.{case.checkpoint}.{category}", time=case.duration_s)
-            test.result = [_failure(f) for f in case.failures]
-            suite.add_testcase(test)
+            suite.add_testcase(_testcase(case, results.problem))
         xml.add_testsuite(suite)
     xml.write(str(path), pretty=True)

@@ -44,11 +44,15 @@ def summary_table(results: RunResults) -> Table:
 
 
 def print_run(console: Console, results: RunResults) -> None:
-    """Every failed case, then the summary table."""
+    """Every failed case, then the summary table and what was left out (``-k``, ``--max-failures``)."""
     for case in results.cases:
         if not case.passed:
             print_failure(console, case)
     console.print(summary_table(results))
+    if results.select is not None:
+        console.print(f"only the cases matching {results.select!r} ran", highlight=False)
+    if results.not_run:
+        console.print(f"[bold red]stopped early (--max-failures): {results.not_run} case(s) not run[/]")
 
 
 def quality_cell(quality: dict | None, figure: str) -> str:

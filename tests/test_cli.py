@@ -1,0 +1,53 @@
+"""Command-line conventions: --version, results on stdout and logs on stderr, --json, case selection."""
+
+import json
+from datetime import datetime
+from importlib.metadata import version
+
+from conftest import scbench
+
+
+def test_version():
+    done = scbench("--version")
+    assert (done.returncode, done.stdout) == (0, f"scbench {version('scbench')}\n")
+
+
+def test_eval_selects_cases_records_how_it_ran_and_keeps_results_on_stdout(kv, tmp_path):
+    done = scbench("eval", kv, "-c", 2, "-s", kv / "solutions/python/checkpoint_2", "-k", "checkpoint_1/*",
+                   "--out", tmp_path)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert sorted(case["id"] for case in results["cases"]) == ["dump_sorted", "get_missing", "set_then_get"]
+    assert (results["scbench"], results["select"], results["not_run"], results["track"]) == (
+        version("scbench"), "checkpoint_1/*", 0, "python")
+    assert datetime.fromisoformat(results["started"]).utcoffset().total_seconds() == 0
+    assert "regression" in done.stdout and "only the cases matching 'checkpoint_1/*' ran" in done.stdout
+    assert "wrote " in done.stderr and "wrote " not in done.stdout
+    done = scbench("eval", kv, "-c", 2, "-s", kv / "solutions/python/checkpoint_2", "-k", "count", "--out", tmp_path)
+    assert sorted(case["id"] for case in json.loads((tmp_path / "results.json").read_text())["cases"]) == [
+        "count_data_placeholder", "count_doc"]
+    done = scbench("eval", kv, "-c", 2, "-s", kv, "-k", "nope")
+    assert (done.returncode, "no case of checkpoint 2's suite matches 'nope'" in done.stderr) == (2, True)
+
+
+def test_max_failures_stops_starting_cases(kv, tmp_path):
+    failing = tmp_path / "failing"
+    failing.mkdir()
+    (failing / "kv.py").write_text("import sys\nsys.exit(7)\n")
+    done = scbench("eval", kv, "-c", 2, "-s", failing, "--max-failures", 2, "-j", 1, "--out", tmp_path)
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert (done.returncode, len(results["cases"]), results["not_run"]) == (1, 2, 3)
+    assert "stopped early (--max-failures): 3 case(s) not run" in done.stdout
+
+
+def test_lint_and_check_print_json(kv):
+    done = scbench("lint", kv, "--json")
+    assert (done.returncode, json.loads(done.stdout)) == (0, [{
+        "file": "cases/checkpoint_2", "line": 0, "rule": "no-error-cases", "severity": "warning",
+        "text": "checkpoint_2", "why": "no case checks how the checkpoint's contract rejects bad input",
+        "fix": "add cases with category: error"}])
+    done = scbench("check", kv, "--json")
+    report = json.loads(done.stdout)
+    assert (done.returncode, report["ok"], report["problems"]) == (0, True, [])
+    assert [(run["track"], run["checkpoint"], run["summary"]["strict"]) for run in report["runs"]] == [
+        ("node", "checkpoint_1", True), ("python", "checkpoint_1", True), ("python", "checkpoint_2", True)]
