@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import jinja2
+import yaml
 
 from scbench.paths import PROMPTS
 from scbench.problem.bundle import Bundle
@@ -21,6 +22,11 @@ def render_spec(spec: str, track: str, entry_file: str) -> str:
     return spec.replace(ENTRY_PLACEHOLDER, entry_command(track, entry_file))
 
 
+def track_words() -> dict[str, dict[str, str]]:
+    """Track -> the words prompts use for its language (``prompts/words.yaml``)."""
+    return yaml.safe_load((PROMPTS / "words.yaml").read_text(encoding="utf-8"))
+
+
 def templates() -> list[str]:
     """Names of the prompt templates in ``prompts/`` (file stems)."""
     return sorted(path.stem for path in PROMPTS.glob("*.j2"))
@@ -36,4 +42,4 @@ def render_prompt(bundle: Bundle, number: int, template: str, track: str) -> str
     note = {key: text.format(entry_file=entry_file) for key, text in tracks()[track].setup_note.items()}
     return environment.get_template(f"{template}.j2").render(
         spec=render_spec(bundle.checkpoint(number).spec, track, entry_file), is_continuation=number > 1,
-        track=track, entry_command=entry_command(track, entry_file), setup_note=note)
+        track=track, entry_command=entry_command(track, entry_file), setup_note=note, words=track_words()[track])

@@ -1,6 +1,8 @@
 """Agent prompts render a checkpoint's spec for a track inside a template."""
 
 from conftest import ROOT, scbench
+from scbench.prompts import track_words
+from scbench.run.tracks import tracks
 
 
 def test_prompt_renders_the_entry_command_per_track():
@@ -21,3 +23,19 @@ def test_unknown_template_is_a_usage_error():
     done = scbench("prompt", ROOT / "problems/code_search", "-c", 1, "--template", "nope")
     assert done.returncode == 2
     assert "unknown template 'nope'" in done.stderr
+
+
+def test_prompts_use_the_words_of_the_tracks_language():
+    node = scbench("prompt", ROOT / "problems/code_search", "-c", 1, "--track", "node", "--template", "anti-slop")
+    assert node.returncode == 0, node.stderr
+    instructions = node.stdout.split("The specification:")[0]
+    assert not {"try/except", "docstrings", "if/elif", "Python"} & set(instructions.replace(",", " ").split())
+    assert "JSDoc comments" in node.stdout and "try/catch blocks" in node.stdout
+    assert "careful JavaScript (Node.js) engineer" in node.stdout
+    python = scbench("prompt", ROOT / "problems/code_search", "-c", 1, "--template", "anti-slop").stdout
+    assert "try/except blocks" in python and "if/elif ladders" in python
+
+
+def test_every_track_has_its_words():
+    assert set(track_words()) == set(tracks())
+    assert all(set(words) == {"language", "docs", "handlers", "ladders"} for words in track_words().values())
