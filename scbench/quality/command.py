@@ -21,6 +21,7 @@ def metrics(
     Erosion is the share of complexity mass (CC x sqrt(SLOC)) held by callables with CC > 10. Verbosity is
     |lines flagged by AST-grep rules U clone lines| / LOC. Also prints their parts and the top offenders:
     callables by mass, rule matches, clone pairs. Skips node_modules, .venv, target and hidden directories.
+    Exits 1 when there is no file to measure.
     """
     from rich.console import Console
 
@@ -30,6 +31,10 @@ def metrics(
         report = measure(path, language)
     except LookupError as error:
         raise typer.BadParameter(str(error), param_hint="--language") from error
+    if not report.files:
+        kind = f"{language} file" if language else "source file of a measured language"
+        typer.echo(f"no {kind} under {path}: nothing to measure", err=True)
+        raise typer.Exit(1)
     if json_out:
         typer.echo(json.dumps(report.to_dict(), indent=2))
     else:

@@ -9,12 +9,14 @@ wheel), ``tree_sitter_function`` (the module's function returning the grammar, d
 (node kinds that are callables), ``decisions`` (node kinds that add 1 to CC), ``boolean_operators``
 (token kinds that add 1 to CC), ``comments`` (node kinds ignored for LOC and clones), ``imports`` (node
 kinds whose lines count for LOC but not for clones: every import block looks alike), ``name_field``
-(field of a callable node holding its name) and ``adapter`` (``tree_sitter`` or ``python``).
+(field of a callable node holding its name), ``binding_names`` (a mapping: for a callable without a name of
+its own, parent node kind -> the parent's field naming it, so ``const add = () => 1`` is ``add``) and
+``adapter`` (``tree_sitter`` or ``python``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
 
@@ -39,6 +41,7 @@ class LanguageTable:
     imports: frozenset[str] = frozenset()
     tree_sitter_function: str = "language"
     name_field: str = "name"
+    binding_names: dict[str, str] = field(default_factory=dict)
     adapter: str = "tree_sitter"
 
     @classmethod
@@ -54,6 +57,7 @@ class LanguageTable:
 
 _CONVERT = {
     "str": str,
+    "dict[str, str]": dict,
     "tuple[str, ...]": tuple,
     "frozenset[str]": frozenset,
 }

@@ -90,11 +90,17 @@ def walk(table: LanguageTable, root: Node) -> tuple[list[Token], set[int], list[
     return state.tokens, state.lines, state.opened
 
 
-def callable_name(node: Node, field: str) -> str:
-    """The text of the node's ``field`` up to any ``(`` (C declarators), or ``<anonymous>`` if that is empty."""
-    named = node.child_by_field_name(field)
-    text = named.text.decode(errors="replace") if named is not None else ""
-    return text.split("(")[0].strip() or "<anonymous>"
+def _field_text(node: Node | None, field: str) -> str:
+    named = node.child_by_field_name(field) if node is not None else None
+    return named.text.decode(errors="replace").split("(")[0].strip() if named is not None else ""
+
+
+def callable_name(node: Node, field: str, bindings: dict[str, str] | None = None) -> str:
+    """The text of the node's ``field`` up to any ``(`` (C declarators); for a callable without
+    one, the name it is bound to (``bindings``: parent kind -> the parent's field naming it);
+    else ``<anonymous>``."""
+    binding = (bindings or {}).get(node.parent.type if node.parent else "")
+    return _field_text(node, field) or (binding and _field_text(node.parent, binding)) or "<anonymous>"
 
 
 def sloc(lines: set[int] | frozenset[int], first: int, last: int) -> int:
@@ -120,7 +126,7 @@ class TreeSitterAdapter:
         callables = tuple(
             CallableMetric(
                 path=path,
-                name=callable_name(item.node, self.table.name_field),
+                name=callable_name(item.node, self.table.name_field, self.table.binding_names),
                 line=item.node.start_point.row + 1,
                 end_line=item.node.end_point.row + 1,
                 cc=item.cc,

@@ -37,3 +37,11 @@ def test_unknown_language_is_a_usage_error() -> None:
     result = CliRunner().invoke(app, ["metrics", str(FIXTURES / "python"), "--language", "pyhton"])
     assert result.exit_code == 2
     assert "Did you mean 'python'?" in result.output
+
+
+def test_a_directory_without_a_file_of_the_language_is_an_error(tmp_path) -> None:
+    (tmp_path / "main.py").write_text("print(1)\n")
+    result = CliRunner().invoke(app, ["metrics", str(tmp_path), "--language", "go"])
+    assert (result.exit_code, result.stderr) == (1, f"no go file under {tmp_path}: nothing to measure\n")
+    result = CliRunner().invoke(app, ["metrics", str(tmp_path / "main.py"), "--language", "python", "--json"])
+    assert result.exit_code == 0

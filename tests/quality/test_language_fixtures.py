@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from scbench.quality.languages import languages
 from scbench.quality.measure import measure
 from tests.quality.conftest import FIXTURES
 
@@ -21,8 +22,8 @@ def _callables(report) -> list[tuple[str, int, int, int]]:
 def test_javascript() -> None:
     report = measure(FIXTURES / "javascript")
     # classify: 1 + if, &&, if, for, if, while, ||, case 7, case 8, ?: = 11 (default adds nothing); 16 lines
-    # the arrow function is its own callable: CC 1, 1 line; isEmpty: 1 + if = 2, 7 lines
-    assert _callables(report) == [("classify", 3, 11, 16), ("<anonymous>", 20, 1, 1), ("isEmpty", 24, 2, 7)]
+    # the arrow function bound to `double` is its own callable: CC 1, 1 line; isEmpty: 1 + if = 2, 7 lines
+    assert _callables(report) == [("classify", 3, 11, 16), ("double", 20, 1, 1), ("isEmpty", 24, 2, 7)]
     # mass: 11*sqrt(16) = 44, 1*1 = 1, 2*sqrt(7); erosion = 44 / (45 + 2*sqrt(7))
     assert report.erosion == pytest.approx(44 / (45 + 2 * sqrt(7)), rel=1e-12)
     # LOC = 16 + 1 + 7 = 24 (line and block comments, blank lines out)
@@ -62,3 +63,12 @@ def test_rust() -> None:
     # erosion = 11*sqrt(22) / (11*sqrt(22) + sqrt(3) + 1); LOC = 22 + 3 = 25; no rules, no clones
     assert report.erosion == pytest.approx(11 * sqrt(22) / (11 * sqrt(22) + sqrt(3) + 1), rel=1e-12)
     assert (report.loc, report.verbose_lines, report.verbosity) == (25, 0, 0.0)
+
+
+def test_js_and_ts_callables_bound_to_a_name_take_that_name() -> None:
+    source = (b"const add = (a, b) => a + b;\nlet f = function () { return 1; };\nobj.on = (x) => x;\n"
+              b"const o = { run: () => 2, named: function inner() {} };\nclass K { field = () => 3; m() {} }\n"
+              b"export default () => 4;\n")
+    for language in ("javascript", "typescript"):
+        names = [c.name for c in languages().get(language).facts("a.js", source).callables]
+        assert names == ["add", "f", "obj.on", "run", "inner", "field", "m", "<anonymous>"], language

@@ -30,3 +30,4 @@ def test_rule_counts() -> None:
     counts = {name: len(load_rules((name,))) for name in RULE_DIRS}
     assert counts["python"] >= 60
     assert counts["javascript"] >= 25
+
