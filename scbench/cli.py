@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from scbench.bless.command import bless
+from scbench.cache.command import cache
 from scbench.lint.command import lint
 from scbench.quality.command import metrics
 
@@ -46,6 +47,7 @@ def main(version: Annotated[bool, typer.Option("--version", callback=_version, i
 app.command("metrics")(metrics)
 app.command("lint")(lint)
 app.command("bless")(bless)
+app.add_typer(cache, name="cache")
 
 ProblemArg = Annotated[Path, typer.Argument(help="problems/NAME directory or a compiled NAME-HASH.scb.json")]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run in parallel [default: CPU count]")]

@@ -51,3 +51,20 @@ def test_lint_and_check_print_json(kv):
     assert (done.returncode, report["ok"], report["problems"]) == (0, True, [])
     assert [(run["track"], run["checkpoint"], run["summary"]["strict"]) for run in report["runs"]] == [
         ("node", "checkpoint_1", True), ("python", "checkpoint_1", True), ("python", "checkpoint_2", True)]
+
+
+def test_cache_info_and_clean(kv, tmp_path):
+    env = {"SCBENCH_CACHE": str(tmp_path / "cache")}
+    assert scbench("eval", kv, "-c", 1, "-s", kv / "solutions/python/checkpoint_1", "--out", tmp_path,
+                   env=env).returncode == 0
+    (tmp_path / "cache/notes").mkdir()
+    (tmp_path / "cache/notes/keep.txt").write_text("not scbench's")
+    lines = scbench("cache", "info", env=env).stdout.splitlines()
+    assert lines[0] == f"cache: {tmp_path / 'cache'}"
+    assert [line.split()[:2] for line in lines[1:4]] == [["bundles", "1"], ["solutions", "1"], ["notes", "0"]]
+    assert "(not scbench’s: clean leaves it alone)" in lines[3]
+    done = scbench("cache", "clean", env=env)
+    assert [line.split(":")[0] for line in done.stdout.splitlines()] == ["removed bundles", "removed solutions"]
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["notes"]
+    assert scbench("cache", "clean", env=env).stdout == "nothing to remove\n"
+    assert scbench("cache", "clean", "notes", env=env).returncode == 2
