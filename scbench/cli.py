@@ -18,6 +18,7 @@ from scbench.bless.command import bless
 from scbench.cache.command import cache
 from scbench.lint.command import lint
 from scbench.quality.command import metrics
+from scbench.scaffold.command import new
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -48,6 +49,7 @@ app.command("metrics")(metrics)
 app.command("lint")(lint)
 app.command("bless")(bless)
 app.add_typer(cache, name="cache")
+app.command("new")(new)
 
 ProblemArg = Annotated[Path, typer.Argument(help="problems/NAME directory or a compiled NAME-HASH.scb.json")]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run in parallel [default: CPU count]")]

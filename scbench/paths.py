@@ -1,4 +1,4 @@
-"""Where scbench finds its own resources (schemas, rules, adapters, prompts) and its caches."""
+"""Where scbench finds its own resources (schemas, rules, adapters, prompts, the problem scaffold) and its caches."""
 
 import os
 from pathlib import Path
@@ -8,6 +8,7 @@ SCHEMAS = ROOT / "schemas"
 RULES = ROOT / "rules"
 ADAPTERS = ROOT / "adapters"
 PROMPTS = ROOT / "prompts"
+SCAFFOLD = ROOT / "scaffold"
 CACHE = Path(os.environ.get("SCBENCH_CACHE")
              or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "scbench")
 """Bundles' data and prepared solutions; override with SCBENCH_CACHE."""

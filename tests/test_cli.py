@@ -5,6 +5,7 @@ from datetime import datetime
 from importlib.metadata import version
 
 from conftest import scbench
+from scbench.problem.compiler import compile_problem
 
 
 def test_version():
@@ -68,3 +69,22 @@ def test_cache_info_and_clean(kv, tmp_path):
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["notes"]
     assert scbench("cache", "clean", env=env).stdout == "nothing to remove\n"
     assert scbench("cache", "clean", "notes", env=env).returncode == 2
+
+
+def test_new_scaffolds_a_problem_that_checks_green_and_never_overwrites(tmp_path):
+    target = tmp_path / "problems/word_demo"
+    done = scbench("new", target)
+    assert done.returncode == 0, done.stderr
+    assert f"{target}/solutions/python/checkpoint_1/word_demo.py" in done.stdout.splitlines()
+    bundle = compile_problem(target)
+    assert bundle.config.name == "word_demo"
+    assert [(case.case.id, case.case.category) for case in bundle.checkpoint(1).cases] == [
+        ("count_poem", "core"), ("words_sorted", "core"), ("words_of_poem", "core"),
+        ("count_missing_file", "error"), ("add_then_list", "functionality"), ("list_any_order", "functionality"),
+        ("list_without_words", "functionality")]
+    check = scbench("check", target)
+    assert (check.returncode, check.stdout.rstrip().endswith("consistent")) == (0, True), check.stdout
+    assert scbench("lint", target).stdout == "0 error(s), 0 warning(s)\n"
+    again = scbench("new", target)
+    assert (again.returncode, "already exists; nothing written" in again.stderr) == (2, True)
+    assert scbench("new", tmp_path / "Bad-Name").returncode == 2

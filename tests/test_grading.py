@@ -199,3 +199,9 @@ def test_hostile_outputs_fail_in_bounded_time_without_a_traceback():
         "not valid json: nested deeper than 100 levels")
     assert diff_of(Expect(format="jsonl", value=[]), "[]\n" + "[" * 101 + "]" * 101).startswith(
         "not valid jsonl: line 2: nested deeper than 100 levels")
+
+
+def test_subset_works_on_unordered_lists():
+    spec = Expect(format="jsonl", unordered=True, subset=True, value=[{"word": "a"}, {"word": "b"}])
+    assert diff_of(spec, '{"n": 1, "word": "b"}\n{"n": 2, "word": "a"}\n') is None
+    assert diff_of(spec, '{"n": 1, "word": "b"}\n{"n": 2, "word": "c"}\n') == '$[0].word: expected "a", actual "c"'

@@ -13,7 +13,7 @@ import yaml
 
 from scbench.formats import PARSERS
 from scbench.grade import text
-from scbench.grade.structured import ANY, prune
+from scbench.grade.structured import ANY, prune, subset_of
 from scbench.problem.model import OutputExpectation
 
 
@@ -30,16 +30,6 @@ def _merge_lists(old: list, new: list) -> list:
 
 
 MERGERS: dict[tuple[type, type], Callable[[Any, Any], Any]] = {(dict, dict): _merge_dicts, (list, list): _merge_lists}
-
-
-def restrict(old: Any, new: Any) -> Any:
-    """``new`` cut down to the object keys ``old`` has (recursively, and through equal-length
-    lists): a subset expectation stays a subset when refreshed."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        return {key: restrict(old[key], new[key]) for key in old if key in new}
-    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        return [restrict(o, n) for o, n in zip(old, new, strict=True)]
-    return new
 
 
 def keep_wildcards(old: Any, new: Any) -> Any:
@@ -60,7 +50,7 @@ def refreshed(spec: OutputExpectation, actual: str) -> Any:
         return "\n".join(keep_wildcards(old, actual.split("\n")))
     value = prune(PARSERS[spec.format](actual), spec.ignore)
     if spec.subset and spec.value is not None:
-        value = restrict(spec.value, value)
+        value = subset_of(spec.value, value)
     return keep_wildcards(spec.value, value)
 
 

@@ -115,6 +115,38 @@ def _sort_key(keys: list[str]) -> Callable[[Any], tuple]:
     return key
 
 
+def _shape(expected: Any) -> Any:
+    """The object keys ``expected`` has, recursively; a list's items merged into one shape."""
+    if isinstance(expected, dict):
+        return {key: _shape(child) for key, child in expected.items()}
+    if isinstance(expected, list):
+        return [_merge([_shape(item) for item in expected])]
+    return None
+
+
+def _merge(shapes: list) -> Any:
+    objects = [shape for shape in shapes if isinstance(shape, dict)]
+    lists = [item for shape in shapes if isinstance(shape, list) for item in shape]
+    if objects:
+        return {key: _merge([shape[key] for shape in objects if key in shape]) for shape in objects for key in shape}
+    return [_merge(lists)] if lists else None
+
+
+def _cut(shape: Any, actual: Any) -> Any:
+    if isinstance(shape, dict) and isinstance(actual, dict):
+        return {key: _cut(shape[key], child) for key, child in actual.items() if key in shape}
+    if isinstance(shape, list) and isinstance(actual, list):
+        return [_cut(shape[0], item) for item in actual]
+    return actual
+
+
+def subset_of(expected: Any, actual: Any) -> Any:
+    """``actual`` without the object keys that ``expected`` lacks: every item of a list is cut
+    to the keys any item of the expected list has (so ``subset`` works on ``unordered`` lists,
+    whose items have no fixed partner)."""
+    return _cut(_shape(expected), actual)
+
+
 def _prepare(data: Any, spec: OutputExpectation) -> Any:
     data = prune(data, spec.ignore) if spec.ignore else data
     return sorted(data, key=_sort_key(spec.sort_by)) if spec.sort_by and isinstance(data, list) else data
@@ -182,7 +214,9 @@ def differences(expected: Any, actual: Any, spec: OutputExpectation) -> list[str
     a tolerance; a boolean never equals a number; without ``unordered`` a list holding the
     expected items in another order is one line, "same items, different order"."""
     scalar = _hashable_scalar if spec.unordered else _scalar
-    expected, actual = (canonical(_prepare(side, spec), scalar) for side in (expected, actual))
+    expected, actual = _prepare(expected, spec), _prepare(actual, spec)
+    actual = subset_of(expected, actual) if spec.subset and spec.unordered else actual
+    expected, actual = canonical(expected, scalar), canonical(actual, scalar)
     actual, reordered = (actual, []) if spec.unordered else reorderings(expected, actual, [])
     diff = DeepDiff(expected, actual, ignore_order=spec.unordered, report_repetition=spec.unordered,
                     custom_operators=[LeafOperator(spec.tolerance)], view="tree",
