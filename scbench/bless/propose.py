@@ -116,20 +116,26 @@ class _CaseFile:
                 self.exit_code(label, (*expect_path, "exit_code"), obs.result.exit_code, "exit_code" in failing)
 
     def output(self, label: str, expect_path: tuple, output: _Output, failing: set[str]) -> None:
+        """Add, fill, refresh or leave one output's expectation (see the module docstring)."""
         path = (*expect_path, *output.key)
-        if output.spec is None:
-            if output.key[0] in self.targets and output.key[0] != "files":
-                self._decoded(label, output.raw, lambda actual: self.text.put(path, inferred(actual)))
-            return
         authored = _get(self.authored, path)
-        if isinstance(authored, dict) and "file" in authored:
+        if output.spec is None:
+            self._add(label, path, output)
+        elif isinstance(authored, dict) and "file" in authored:
             self._side_file(label, self.path.parent / authored["file"], output, failing)
         elif output.spec.value is None:
-            if output.key[0] in self.targets or (isinstance(authored, dict) and "value" in authored):
-                self._decoded(label, output.raw, lambda actual: self.text.put((*path, "value"),
-                                                                              refreshed(output.spec, actual)))
+            self._fill(label, path, authored, output)
         elif output.target in failing:
             self._refresh(label, path, authored, output)
+
+    def _add(self, label: str, path: tuple, output: _Output) -> None:
+        if output.key[0] in self.targets and output.key[0] != "files":
+            self._decoded(label, output.raw, lambda actual: self.text.put(path, inferred(actual)))
+
+    def _fill(self, label: str, path: tuple, authored: Any, output: _Output) -> None:
+        if output.key[0] in self.targets or (isinstance(authored, dict) and "value" in authored):
+            self._decoded(label, output.raw, lambda actual: self.text.put((*path, "value"),
+                                                                          refreshed(output.spec, actual)))
 
     def _refresh(self, label: str, path: tuple, authored: Any, output: _Output) -> None:
         if output.spec.regex or CAPTURE.search(str(output.spec.value)):

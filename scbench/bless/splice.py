@@ -93,7 +93,7 @@ class CaseText:
         trail, node = self._find(path)
         key = _key_of(trail[-1], node)
         start = self.text.index(":", key.end_mark.index) + 1
-        end = start if isinstance(node, ScalarNode) and node.value == "" and not node.style else _end(self.text, node)
+        end = start if isinstance(node, ScalarNode) and not node.value and not node.style else _end(self.text, node)
         self._splice(start, end, self.render(value, self._flow(trail), key.start_mark.column), self.text)
 
     def put(self, path: tuple, value: Any) -> None:
@@ -124,9 +124,8 @@ class CaseText:
 def _child(node: Node, part: str | int) -> Node | None:
     if isinstance(node, MappingNode):
         return next((value for key, value in node.value if key.value == part), None)
-    if isinstance(part, int) and not isinstance(node, ScalarNode) and part < len(node.value):
-        return node.value[part]
-    return None
+    items = node.value if isinstance(part, int) and not isinstance(node, ScalarNode) else []
+    return items[part] if part in range(len(items)) else None
 
 
 def _key_of(mapping: MappingNode, node: Node) -> ScalarNode:

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import reduce
+from itertools import chain
 from typing import Any
 
 import jsonpath
@@ -119,17 +120,15 @@ def _shape(expected: Any) -> Any:
     """The object keys ``expected`` has, recursively; a list's items merged into one shape."""
     if isinstance(expected, dict):
         return {key: _shape(child) for key, child in expected.items()}
-    if isinstance(expected, list):
-        return [_merge([_shape(item) for item in expected])]
-    return None
+    return [_merge([_shape(item) for item in expected])] if isinstance(expected, list) else None
 
 
 def _merge(shapes: list) -> Any:
     objects = [shape for shape in shapes if isinstance(shape, dict)]
-    lists = [item for shape in shapes if isinstance(shape, list) for item in shape]
+    lists = [shape for shape in shapes if isinstance(shape, list)]
     if objects:
-        return {key: _merge([shape[key] for shape in objects if key in shape]) for shape in objects for key in shape}
-    return [_merge(lists)] if lists else None
+        return {key: _merge([shape.get(key) for shape in objects]) for key in dict.fromkeys(chain(*objects))}
+    return [_merge(list(chain(*lists)))] if lists else None
 
 
 def _cut(shape: Any, actual: Any) -> Any:
@@ -207,17 +206,25 @@ def reorderings(expected: Any, actual: Any, path: list) -> tuple[Any, list[str]]
     return (patched, lines) if lines else (actual, [])
 
 
+def _compared(expected: Any, actual: Any, spec: OutputExpectation) -> tuple[Any, Any, list[str]]:
+    """Both values as deepdiff compares them (pruned, sorted, a subset's extra keys cut from
+    unordered lists, canonical), and the lines of the lists found only reordered."""
+    scalar = _hashable_scalar if spec.unordered else _scalar
+    expected, actual = _prepare(expected, spec), _prepare(actual, spec)
+    actual = subset_of(expected, actual) if spec.subset and spec.unordered else actual
+    expected, actual = canonical(expected, scalar), canonical(actual, scalar)
+    if spec.unordered:
+        return expected, actual, []
+    return expected, *reorderings(expected, actual, [])
+
+
 def differences(expected: Any, actual: Any, spec: OutputExpectation) -> list[str]:
     """Every difference between the expected and the actual parsed value under ``spec``
     (ignore, sort_by, subset, unordered, tolerance, wildcards, key_order); empty if they match.
     Numbers compare by value (``1`` equals ``1.0``, ``0.1 + 0.2`` is not ``0.3``) unless there is
     a tolerance; a boolean never equals a number; without ``unordered`` a list holding the
     expected items in another order is one line, "same items, different order"."""
-    scalar = _hashable_scalar if spec.unordered else _scalar
-    expected, actual = _prepare(expected, spec), _prepare(actual, spec)
-    actual = subset_of(expected, actual) if spec.subset and spec.unordered else actual
-    expected, actual = canonical(expected, scalar), canonical(actual, scalar)
-    actual, reordered = (actual, []) if spec.unordered else reorderings(expected, actual, [])
+    expected, actual, reordered = _compared(expected, actual, spec)
     diff = DeepDiff(expected, actual, ignore_order=spec.unordered, report_repetition=spec.unordered,
                     custom_operators=[LeafOperator(spec.tolerance)], view="tree",
                     threshold_to_diff_deeper=0)

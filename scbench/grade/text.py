@@ -95,14 +95,7 @@ class _Sides:
     def of(cls, expected: str, actual: str) -> _Sides:
         lines, found = expected.split("\n"), actual.split("\n")
         numbers = [number for number, line in enumerate(lines) if line != LINE_WILDCARD]
-        dots = {index for index, number in enumerate(numbers) if number and lines[number - 1] == LINE_WILDCARD}
-        dots |= {len(numbers)} if lines[-1] == LINE_WILDCARD else set()
-        wild = sorted({line for line in lines if INLINE_WILDCARD in line})
-        if wild and len(wild) * len(found) <= MAX_SUBSTITUTIONS:
-            found_keys = [next((w for w in wild if line_matches(w, line)), line) for line in found]
-        else:
-            found_keys = found
-        return cls([lines[n] for n in numbers], found, found_keys, numbers, dots)
+        return cls([lines[n] for n in numbers], found, _keys(lines, found), numbers, _dots(lines, numbers))
 
     def line_number(self, index: int) -> int:
         """1-based line of the expected text for aligned index ``index`` (one past the end allowed)."""
@@ -113,6 +106,21 @@ def _common(left: list[str], right: list[str], stop: int) -> int:
     """Length of the common head of two lists, at most ``stop``."""
     return next((i for i, (a, b) in enumerate(zip(left[:stop], right, strict=False)) if a != b),
                 min(stop, len(left), len(right)))
+
+
+def _dots(lines: list[str], numbers: list[int]) -> set[int]:
+    """Aligned indexes a ``...`` line comes just before (``len(numbers)`` for a final one)."""
+    padded = [*lines, ""]
+    return {index for index, number in enumerate([*numbers, len(lines)]) if padded[number - 1] == LINE_WILDCARD}
+
+
+def _keys(lines: list[str], found: list[str]) -> list[str]:
+    """``found`` with each line that a wildcard line of ``lines`` matches replaced by that line
+    (within ``MAX_SUBSTITUTIONS`` tries)."""
+    wild = sorted({line for line in lines if INLINE_WILDCARD in line})
+    if len(wild) * len(found) > MAX_SUBSTITUTIONS:
+        return found
+    return [next((w for w in wild if line_matches(w, line)), line) for line in found]
 
 
 def _changes(sides: _Sides) -> list[tuple[str, int, int, int, int]]:

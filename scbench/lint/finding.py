@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from scbench.problem.diagnostics import location
+
 Severity = Literal["error", "warning"]
 
 
@@ -27,5 +29,5 @@ class Finding:
 
     def render(self) -> str:
         """``file:line: severity[rule]: text`` then indented ``why:`` and ``fix:`` lines."""
-        location = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{location}: {self.severity}[{self.rule}]: {self.text}\n    why: {self.why}\n    fix: {self.fix}"
+        return (f"{location(self.file, self.line)}: {self.severity}[{self.rule}]: {self.text}\n    why: {self.why}\n"
+                f"    fix: {self.fix}")

@@ -49,6 +49,10 @@ STANDARD_NAMES = (
 """Standard modules, classes and functions of one language (and a few de-facto standard libraries)."""
 TYPE_CHARS = r"[\w\s,?:&*\[\]]"
 """Characters inside a generic type's angle brackets (three levels deep: ``Map<K, List<Set<V>>>``)."""
+DECORATOR = r"(?<![\w@.])@[A-Za-z_]\w*(?:\.\w+)*(?![\w.]*/)(?:\([^()\n]*\))?"
+"""A decorator or annotation: ``@lru_cache``, ``@app.route("/")``, ``@Override`` (not ``a@b.c``, ``@scope/pkg``)."""
+GENERIC_TYPE = rf"\b[A-Za-z_][\w:]*<(?:{TYPE_CHARS}|<(?:{TYPE_CHARS}|<{TYPE_CHARS}*>)*>)*>"
+"""A generic type: ``List<String>``, ``Map<K, List<V>>``, ``std::vector<int>``."""
 CONSTRUCTS = (r"sub-?parsers?|f-strings?|context managers?|goroutines?|\*\*?kwargs|\*args|varargs|async/await"
               r"|generator functions?|list slicing|monkey-?patch\w*|type hints?")
 """Constructs and sub-features that exist in one language only."""
@@ -156,23 +160,14 @@ RULES: tuple[SpecRule, ...] = (
          r"|\b(?:pip|npm)\s+install\b|\brequirements\.txt\b|\bvirtualenv\b|\bunwrap\(\)|\braises?\b|\bthrows?\b",
          "a language-specific idiom assumes one language (design rule 3)",
          "say what is observable: the exit status, the message on standard error, the output"),
-    rule("decorator", r"(?<![\w@.])@[A-Za-z_]\w*(?:\.\w+)*(?![\w.]*/)(?:\([^()\n]*\))?",
-         "a decorator or annotation is one language's construct and prescribes the code's structure "
-         "(design rules 1 and 3)",
-         "state the behaviour the decorated code must show, not how to build it",
-         contract=known_words),
-    rule("generic-type", rf"\b[A-Za-z_][\w:]*<(?:{TYPE_CHARS}|<(?:{TYPE_CHARS}|<{TYPE_CHARS}*>)*>)*>",
-         "a generic type names one language's data structure (design rules 1 and 3)",
-         "describe the values in the output format's terms (a JSON list of strings, an object of numbers)",
-         contract=known_words),
     rule("standard-library", rf"(?<![\w./-])(?:{STANDARD_NAMES})(?:\s+sub-?parsers?)?(?![\w-])",
          "naming a language's standard module, class or function prescribes the implementation (design rules 1, 3)",
-         "state the required behaviour; the solution chooses its own modules",
-         contract=known_words),
-    rule("language-construct", rf"(?i)(?<![\w-])(?:{CONSTRUCTS})(?![\w-])",
-         "a construct of one language assumes that language (design rule 3)",
-         "say what is observable (the subcommands, the output), not which construct produces it",
-         contract=known_words),
+         "state the required behaviour; the solution chooses its own modules", contract=known_words),
+    rule("language-construct", rf"{DECORATOR}|{GENERIC_TYPE}|(?i:(?<![\w-])(?:{CONSTRUCTS})(?![\w-]))",
+         "a construct of one language (a decorator or annotation, a generic type, ...) assumes that language and "
+         "prescribes the code's structure (design rules 1 and 3)",
+         "say what is observable (the values in the output format's terms, the subcommands, the output), not which "
+         "construct produces it", contract=known_words),
     rule("language-literal", r"\b(?:None|True|False|nil)\b",
          "a literal of one language in a language-agnostic spec (design rule 3)",
          "use the output format's literal (JSON null, true, false) or plain words",

@@ -24,8 +24,8 @@ class Diagnostic:
 
     def render(self) -> str:
         """``file:line: where: message`` and an indented ``fix:`` line."""
-        location = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{location}: {self.where + ': ' if self.where else ''}{self.message}\n    fix: {self.hint}"
+        return f"{location(self.file, self.line)}: {self.where + ': ' if self.where else ''}{self.message}\n" \
+               f"    fix: {self.hint}"
 
 
 class ProblemError(Exception):
@@ -34,6 +34,11 @@ class ProblemError(Exception):
     def __init__(self, diagnostics: list[Diagnostic]):
         self.diagnostics = sorted(diagnostics)
         super().__init__("\n".join(d.render() for d in self.diagnostics))
+
+
+def location(file: str, line: int) -> str:
+    """``file:line``, or ``file`` alone for line 0 (the whole file)."""
+    return f"{file}:{line}" if line else file
 
 
 def where_of(path: tuple) -> str:

@@ -131,18 +131,22 @@ def _number_in_union(error: ValidationError) -> tuple[str, str] | None:
 def _unknown_key_in_union(error: ValidationError) -> tuple[str, str] | None:
     """A mapping that every branch of the union rejects at its top, with a key that no branch
     knows (``{cpy: ...}`` as an input file): the fix suggests among the keys of every branch."""
-    if not isinstance(error.instance, dict) or any(sub.relative_path for sub in error.context):
-        return None
-    allowed = sorted({key for sub in error.context for key in sub.schema.get("properties", {})})
+    at_top = isinstance(error.instance, dict) and not any(sub.relative_path for sub in error.context)
+    allowed = sorted({key for sub in error.context for key in sub.schema.get("properties", {})}) if at_top else []
     if not allowed or not set(error.instance) - set(allowed):
         return None
     message, hint = _unknown(set(error.instance), allowed, [])
+    return message, _forms_hint(error, hint, allowed)
+
+
+def _forms_hint(error: ValidationError, hint: str, allowed: list[str]) -> str:
+    """``hint``, followed by every key of the union's forms when it has more than one object form."""
     forms = {json.dumps(sub.schema, sort_keys=True) for sub in error.context if "properties" in sub.schema}
     if len(forms) < 2:
-        return message, hint
+        return hint
     bare = [f"a bare {sub.validator_value}" for sub in error.context if sub.validator == "type"]
     guess = hint if hint.startswith("did you mean") else "use one of the keys"
-    return message, f"{guess} (one of the forms here: {', '.join(allowed + bare)})"
+    return f"{guess} (one of the forms here: {', '.join(allowed + bare)})"
 
 
 UNION_RULES: list[Callable[[ValidationError], tuple[str, str] | None]] = [_number_in_union, _unknown_key_in_union]

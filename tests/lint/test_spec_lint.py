@@ -115,10 +115,10 @@ def test_language_constructs_and_standard_names_of_any_language_are_found(tmp_pa
     found = [(f.line, f.rule, f.text) for f in lint_specs(root, load(root)) if f.severity == "error"]
     assert found == [
         (3, "standard-library", "argparse sub-parsers"),
-        (4, "decorator", "@Override"),
-        (4, "decorator", "@lru_cache"),
-        (5, "generic-type", "Map<String, List<Integer>>"),
-        (5, "generic-type", "Vec<String>"),
+        (4, "language-construct", "@Override"),
+        (4, "language-construct", "@lru_cache"),
+        (5, "language-construct", "Map<String, List<Integer>>"),
+        (5, "language-construct", "Vec<String>"),
         (6, "standard-library", "BufferedReader"),
         (6, "standard-library", "JSON.parse"),
         (6, "standard-library", "fmt.Println"),
