@@ -133,7 +133,7 @@ class Sandbox(ABC):
         host reaches it. Sandboxes without network bridge the port to a Unix socket in
         ``writable`` (see ``relay.py``)."""
         uds = str(writable / "port.sock")
-        wrapped = ["sh", "-c", '"$0" "$1" "$2" "$3" & shift 4; exec "$@"', self.python, str(RELAY), uds, str(port),
+        wrapped = ["sh", "-c", '"$0" "$1" "$2" "$3" & shift 3; exec "$@"', self.python, str(RELAY), uds, str(port),
                    *argv]
         return self.spawn(wrapped, cwd, env, writable), Endpoint(HOST, port, uds)
 

@@ -17,7 +17,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
-from scbench.sandbox.base import Sandbox
+from scbench.sandbox.base import RELAY, Sandbox
 from scbench.sandbox.cgroup import Cgroup, hierarchies
 from scbench.sandbox.process import HostProcess, Process
 
@@ -82,7 +82,7 @@ class Bwrap(Sandbox):
                 *_system_view()]
         if self.network:
             args.append("--share-net")
-        for path in (*toolchains(), *map(str, self.visible)):
+        for path in (*toolchains(), str(RELAY), *map(str, self.visible)):
             args += ["--ro-bind-try", path, path]
         return [*args, "--bind", str(writable), str(writable), "--chdir", str(cwd), "--", *self.limits.prlimit(),
                 *argv]
