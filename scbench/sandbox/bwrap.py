@@ -36,9 +36,11 @@ def rustup_home() -> str:
 def toolchains() -> tuple[str, ...]:
     """Host directories outside ``SYSTEM`` that runs need read-only: this Python (its
     environment and its base installation, where track setup's ``{python}`` lives) and the
-    directories of ``PATH`` (e.g. ``~/.cargo/bin``) with rustup's toolchains, when they exist."""
+    directories of ``PATH`` (e.g. ``~/.cargo/bin``) with rustup's toolchains, when they exist.
+    Version managers' ``shims`` directories are left out: their scripts need the manager's own
+    home, and a command missing from them is looked up further along ``PATH``."""
     paths = [sys.prefix, sys.base_prefix, *os.environ.get("PATH", "").split(os.pathsep), rustup_home()]
-    real = {str(Path(path).resolve()) for path in paths if path and Path(path).is_dir()}
+    real = {str(Path(path).resolve()) for path in paths if path and Path(path).is_dir() and Path(path).name != "shims"}
     return tuple(sorted(path for path in real if not path.startswith(SYSTEM)))
 
 
