@@ -26,8 +26,8 @@ from scbench.sandbox.limits import Limits
 from scbench.sandbox.process import Process, ProcessResult
 
 HOST = "127.0.0.1"
-SETUP_VARIABLES = ("PIP_", "NPM_CONFIG_", "CARGO_", "RUSTUP_", "GOPROXY", "GOFLAGS", "HTTP_PROXY", "HTTPS_PROXY",
-                   "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
+SETUP_VARIABLES = ("PIP_", "NPM_CONFIG_", "CARGO_", "RUSTUP_", "GOPROXY", "GOFLAGS", "SSL_CERT_", "NODE_EXTRA_CA_CERTS",
+                   "REQUESTS_CA_BUNDLE", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
 """Prefixes of the host variables track setup sees (package indexes, certificates, proxies)."""
 DEFAULT_LIMITS = Limits()
 RELAY = Path(__file__).with_name("relay.py")
