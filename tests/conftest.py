@@ -15,10 +15,10 @@ FIXTURES = ROOT / "tests" / "fixtures"
 os.environ.setdefault("SCBENCH_CACHE", tempfile.mkdtemp(prefix="scbench-test-cache-"))
 
 
-def scbench(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    """Run ``python -m scbench`` with ``args``; output captured as text."""
+def scbench(*args: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m scbench`` with ``args`` (in ``env``, default ours); output captured as text."""
     return subprocess.run([sys.executable, "-m", "scbench", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, timeout=600, env={**os.environ, "COLUMNS": "200"})
+                          text=True, timeout=600, env={**(env or os.environ), "COLUMNS": "200"})
 
 
 def processes_with(marker: str) -> list[int]:

@@ -17,7 +17,7 @@ import socket
 import sys
 import tempfile
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -26,8 +26,9 @@ from scbench.sandbox.limits import Limits
 from scbench.sandbox.process import Process, ProcessResult
 
 HOST = "127.0.0.1"
-SETUP_VARIABLES = ("PIP_", "NPM_CONFIG_", "CARGO_", "RUSTUP_", "GOPROXY", "GOFLAGS", "SSL_CERT_", "NODE_EXTRA_CA_CERTS",
-                   "REQUESTS_CA_BUNDLE", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
+SETUP_VARIABLES = ("PIP_", "NPM_CONFIG_", "CARGO_", "RUSTUP_", "GOPROXY", "GOFLAGS", "SSL_CERT_",
+                   "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy",
+                   "https_proxy", "no_proxy")
 """Prefixes of the host variables track setup sees (package indexes, certificates, proxies)."""
 DEFAULT_LIMITS = Limits()
 RELAY = Path(__file__).with_name("relay.py")
@@ -159,6 +160,12 @@ class Sandbox(ABC):
     def copy_out(self, source: Path, target: Path) -> None:
         """Copy the file or tree ``source`` of the sandbox to ``target`` on the host."""
         (shutil.copytree if source.is_dir() else shutil.copy2)(source, target)
+
+
+def host_variables(names: Iterable[str]) -> dict[str, str]:
+    """The host's values of the environment variables ``names`` that it has: how a run gets
+    a credential or a setting passed in by name, without the rest of the host's environment."""
+    return {name: os.environ[name] for name in names if name in os.environ}
 
 
 class SandboxUnavailable(Exception):
