@@ -63,11 +63,13 @@ class Sandbox(ABC):
     holds the runs' own directories); ``network`` lets runs reach the network (track setup
     only); up to ``parallel`` runs happen at once. Used as a context manager (``start`` /
     ``stop``). ``gaps`` says plainly what the level does not contain; ``python`` is the
-    interpreter track setup uses inside."""
+    interpreter track setup uses inside; ``owner`` the uid and gid runs write as, when they
+    differ from scbench's own."""
 
     name: ClassVar[str]
     gaps: ClassVar[tuple[str, ...]] = ()
     python: ClassVar[str] = sys.executable
+    owner: ClassVar[tuple[int, int] | None] = None
 
     def __init__(self, limits: Limits = DEFAULT_LIMITS, visible: Sequence[Path] = (), network: bool = False,
                  writable: Sequence[Path] = (), parallel: int = 1):
@@ -134,24 +136,19 @@ class Sandbox(ABC):
         host reaches it. Sandboxes without network bridge the port to a Unix socket in
         ``writable`` (see ``relay.py``)."""
         uds = str(writable / "port.sock")
-        wrapped = ["sh", "-c", '"$0" "$1" "$2" "$3" & shift 3; exec "$@"', self.python, str(RELAY), uds, str(port),
+        wrapped = ["sh", "-c", '"$0" -S "$1" "$2" "$3" & shift 3; exec "$@"', self.python, str(RELAY), uds, str(port),
                    *argv]
         return self.spawn(wrapped, cwd, env, writable), Endpoint(HOST, port, uds)
 
-    def owner(self) -> tuple[int, int] | None:
-        """The uid and gid runs write as when they differ from scbench's own (``None``: same)."""
-        return None
-
     def own(self, path: Path) -> None:
         """Make ``path`` (a tree under a run's writable dir) writable by the runs: give it and
-        everything under it to :meth:`owner`, if that is another user."""
-        ids = self.owner()
-        if ids is None:
+        everything under it to ``owner``, if that is another user."""
+        if self.owner is None:
             return
-        os.lchown(path, *ids)
+        os.lchown(path, *self.owner)
         for root, dirs, files in os.walk(path):
             for name in dirs + files:
-                os.lchown(os.path.join(root, name), *ids)
+                os.lchown(os.path.join(root, name), *self.owner)
 
     def copy_in(self, source: Path, target: Path) -> None:
         """Copy the file or tree ``source`` of the host to ``target`` in the sandbox."""

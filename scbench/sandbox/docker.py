@@ -10,7 +10,9 @@ waited for through a pidfd on its host PID and killed from the host like a local
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
 import threading
 import time
 import uuid
@@ -72,11 +74,9 @@ class DockerExec(Process):
         return info["Pid"]
 
     def _feed(self, data: bytes) -> None:
-        try:
+        with contextlib.suppress(OSError):  # the process exited without reading all its input
             self.socket.sendall(data)
-            self.socket.shutdown(1)
-        except OSError:
-            pass  # the process exited without reading all its input: not an error of ours
+            self.socket.shutdown(socket.SHUT_WR)
 
     def signal(self, sig: int) -> None:
         os.kill(self.pid, sig)
@@ -147,6 +147,5 @@ class Docker(Sandbox):
               stdin: bytes | None = None) -> Process:
         return DockerExec(self.container, self.limits.prlimit() + argv, cwd, env, stdin, self.limits.output_bytes)
 
-    def owner(self) -> tuple[int, int] | None:
-        """uid 1000 when scbench runs as root; otherwise the container runs as the host user."""
-        return None if os.getuid() else (SANDBOX_UID, SANDBOX_UID)
+    owner = None if os.getuid() else (SANDBOX_UID, SANDBOX_UID)
+    """uid 1000 when scbench runs as root; otherwise the container runs as the host user."""

@@ -191,11 +191,9 @@ class HostProcess(Process):
             threading.Thread(target=self._feed, args=(stdin,), daemon=True).start()
 
     def _feed(self, data: bytes) -> None:
-        try:
+        with contextlib.suppress(BrokenPipeError):  # the process exited without reading all its input
             self.popen.stdin.write(data)
             self.popen.stdin.close()
-        except BrokenPipeError:
-            pass  # the process exited without reading all its input: not an error of ours
 
     def signal(self, sig: int) -> None:
         os.killpg(self.pid, sig)

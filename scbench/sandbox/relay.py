@@ -1,50 +1,62 @@
-"""Serve a port of a sandbox that has no network: ``python3 relay.py SOCKET PORT``.
+"""Serve a port of a sandbox that has no network: ``python3 -S relay.py SOCKET PORT``.
 
 Waits until something accepts connections on 127.0.0.1:PORT inside the sandbox, then listens
 on the Unix socket SOCKET (a path the host sees too) and bridges every connection to the port.
 The socket exists only once the server is ready, so connecting to it is the readiness probe.
-Standard library only: it runs with whichever Python the sandbox has.
+Standard library only, sockets and threads (cheap to start): it runs with whichever Python
+the sandbox has.
 """
 
-import asyncio
+import socket
 import sys
+import threading
+import time
 
 POLL = 0.01
 """Seconds between attempts to reach the port before the server is ready."""
 
 
-async def pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+def pump(source: socket.socket, sink: socket.socket) -> None:
+    """Copy ``source`` to ``sink`` until ``source`` ends or either side fails, then pass the
+    end on (half-close ``sink``)."""
     try:
-        while data := await reader.read(65536):
-            writer.write(data)
-            await writer.drain()
-    except ConnectionError:
-        pass  # the other side went away: close our side too
-    finally:
-        writer.close()
-
-
-async def bridge(port: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    try:
-        upstream_reader, upstream_writer = await asyncio.open_connection("127.0.0.1", port)
+        while data := source.recv(65536):
+            sink.sendall(data)
+        sink.shutdown(socket.SHUT_WR)
     except OSError:
-        writer.close()
+        source.close()
+        sink.close()
+
+
+def bridge(client: socket.socket, port: int) -> None:
+    """Connect ``client`` to the port (closing it if nothing listens any more)."""
+    try:
+        upstream = socket.create_connection(("127.0.0.1", port))
+    except OSError:
+        client.close()
         return
-    await asyncio.gather(pump(reader, upstream_writer), pump(upstream_reader, writer))
+    back = threading.Thread(target=pump, args=(upstream, client), daemon=True)
+    back.start()
+    pump(client, upstream)
+    back.join()
+    client.close()
+    upstream.close()
 
 
-async def main(path: str, port: int) -> None:
+def main(path: str, port: int) -> None:
     while True:
         try:
-            _, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.close()
+            socket.create_connection(("127.0.0.1", port)).close()
             break
         except OSError:
-            await asyncio.sleep(POLL)
-    server = await asyncio.start_unix_server(lambda r, w: bridge(port, r, w), path)
-    async with server:
-        await server.serve_forever()
+            time.sleep(POLL)
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(path)
+    listener.listen(64)
+    while True:
+        client, _ = listener.accept()
+        threading.Thread(target=bridge, args=(client, port), daemon=True).start()
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+    main(sys.argv[1], int(sys.argv[2]))
