@@ -1,6 +1,8 @@
 """Process containment in every sandbox level present: timeouts kill the whole tree, output is
 bounded, the environment is exactly the one given, signal deaths are named."""
 
+import os
+import signal
 import time
 import uuid
 from pathlib import Path
@@ -74,3 +76,17 @@ def test_a_signal_death_is_named(sandbox, workdir):
     result = run(sandbox, workdir, "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", 10.0)
     [failure] = grade_cli_step(CliObservation(CliStep(timeout=10), result, {}))
     assert failure.message == "expected 0, actual -11 (SIGSEGV)"
+
+
+def test_a_descendant_with_an_empty_environment_dies_with_its_run_except_under_local(sandbox, workdir):
+    marker = f"scbench-test-{uuid.uuid4().hex}"
+    script = ("import os, sys\n"
+              "if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+              f"        os.execve('/bin/sh', ['sh', '-c', 'sleep 30; echo {marker}'], {{}})\n"
+              "    os._exit(0)\n"
+              "os.wait()\n")
+    result = run(sandbox, workdir, script, 10.0)
+    leftovers = processes_with(marker)
+    for pid in leftovers:
+        os.kill(pid, signal.SIGKILL)
+    assert (result.exit_code, bool(leftovers)) == (0, sandbox.name == "local")

@@ -5,13 +5,18 @@ registry) with no network (``--network none``; a served port is bridged to the h
 Unix socket), a read-only root, a private ``/tmp``, no capabilities, a non-root user, memory
 and process limits sized for the runs it holds at once, and the sandbox's scratch directory,
 ``writable`` and ``visible`` paths bind-mounted at the host's paths. Each run is an ``exec``
-waited for through a pidfd on its host PID and killed from the host like a local process.
+waited for through a pidfd on its host PID and killed from the host like a local process;
+then every process of the container without an environment marker is killed too (the
+container's own processes carry one), so a descendant that cleared its environment dies with
+its run.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import signal
 import socket
 import threading
 import time
@@ -43,13 +48,25 @@ def user() -> str:
     return f"{os.getuid()}:{os.getgid()}" if os.getuid() else f"{SANDBOX_UID}:{SANDBOX_UID}"
 
 
+def kill_unmarked(container_id: str) -> None:
+    """SIGKILL the processes of the container that carry no environment marker: descendants
+    of a run that cleared their environment (the container's own processes carry one too)."""
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and container_id in (entry / "cgroup").read_text() \
+                    and f"{MARKER}=".encode() not in (entry / "environ").read_bytes():
+                os.kill(int(entry.name), signal.SIGKILL)
+
+
 class DockerExec(Process):
-    """``argv`` run with ``docker exec`` in ``container`` (stdout and stderr demultiplexed)."""
+    """``argv`` run with ``docker exec`` in ``container`` (stdout and stderr demultiplexed);
+    once it is killed, so is every process of the container without a marker."""
 
     def __init__(self, container, argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None,
                  output_limit: int):
         from docker.utils.socket import frames_iter
         api = client().api
+        self.after_kill = functools.partial(kill_unmarked, container.id)
         self.marker = uuid.uuid4().hex
         self.exec_id = api.exec_create(container.id, argv, stdin=stdin is not None, workdir=str(cwd),
                                        environment={**env, MARKER: self.marker}, user=user())["Id"]
@@ -92,8 +109,7 @@ class Docker(Sandbox):
 
     name = "docker"
     python = "python3"
-    gaps = ("runs of one sandbox share the container: its loopback, its /tmp and each other's files",
-            "a descendant that clears its environment and leaves its session lives until the container stops")
+    gaps = ("runs of one sandbox share the container: its loopback, its /tmp and each other's files",)
 
     container = None
 
@@ -134,7 +150,7 @@ class Docker(Sandbox):
             network_mode="bridge" if self.network else "none", read_only=True, tmpfs={"/tmp": ""},
             cap_drop=["ALL"], security_opt=["no-new-privileges"], mem_limit=limits.memory_mb * MIB,
             memswap_limit=limits.memory_mb * MIB, pids_limit=limits.processes, volumes=self._volumes(),
-            labels={"scbench": "sandbox"})
+            environment={MARKER: "container"}, labels={"scbench": "sandbox"})
         return self
 
     def stop(self) -> None:
