@@ -170,7 +170,9 @@ class SandboxUnavailable(Exception):
 
 
 def registry() -> dict[str, type[Sandbox]]:
-    """Level name -> implementation, strongest first (the order ``default`` tries them in)."""
+    """Level name -> implementation, in the order :func:`choose` tries them for the default:
+    bwrap first (as strong as the hostile suite asks, at a small cost per run, for every
+    track the host has), then docker, then local."""
     from scbench.sandbox.bwrap import Bwrap
     from scbench.sandbox.docker import Docker
     from scbench.sandbox.local import Local

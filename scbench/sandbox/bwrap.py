@@ -86,8 +86,9 @@ class Bwrap(Sandbox):
             args.append("--share-net")
         for path in (*toolchains(), str(RELAY), *map(str, self.visible)):
             args += ["--ro-bind-try", path, path]
-        return [*args, "--bind", str(writable), str(writable), "--chdir", str(cwd), "--", *self.limits.prlimit(),
-                *argv]
+        for path in dict.fromkeys([*map(str, self.writable), str(writable)]):
+            args += ["--bind", path, path]
+        return [*args, "--chdir", str(cwd), "--", *self.limits.prlimit(), *argv]
 
     def spawn(self, argv: list[str], cwd: Path, env: dict[str, str], writable: Path,
               stdin: bytes | None = None) -> Process:
