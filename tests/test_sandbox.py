@@ -91,3 +91,12 @@ def test_an_unknown_or_absent_sandbox_is_a_usage_error(kv):
     assert (unknown.returncode, "unknown sandbox 'vm'; known: bwrap, docker, local" in unknown.stderr) == (2, True)
     assert (absent.returncode, "Traceback" in absent.stderr) == (2, False)
     assert "sandbox 'docker' is not available here" in absent.stderr
+
+
+@pytest.mark.parametrize("level", [param for param in sandbox_levels() if param.values == ("docker",)])
+def test_a_track_the_docker_image_lacks_is_one_clear_error(level, tmp_path):
+    greet = FIXTURES / "greet"
+    done = scbench("eval", greet, "-c", 1, "-s", greet / "solutions/rust/checkpoint_1", "-t", "rust",
+                   "--sandbox", level, "--out", tmp_path)
+    assert (done.returncode, "Traceback" in done.stderr) == (1, False)
+    assert "the docker sandbox has the python, node tracks, not rust: pass another --sandbox" in done.stderr

@@ -25,6 +25,7 @@ from scbench.paths import CACHE
 from scbench.sandbox.base import Sandbox
 from scbench.sandbox.limits import SETUP_LIMITS
 from scbench.sandbox.local import Local
+from scbench.sandbox.process import ProcessResult
 
 SKIPPED_DIRS = {".venv", "node_modules", "target", "build", "__pycache__", ".git"}
 SETUP_TIMEOUT = 900.0
@@ -88,10 +89,15 @@ def _run_setup(track: Track, workdir: Path, values: dict[str, str], level: type[
             done = sandbox.exec(argv, workdir, sandbox.setup_environment(home), workdir, None, SETUP_TIMEOUT)
             with log.open("ab") as sink:
                 sink.write(done.stdout + done.stderr)
-            if done.exit_code != 0 or done.timed_out:
-                tail = log.read_text(errors="replace")[-2000:]
-                raise SetupError(f"setup command failed with exit code {done.exit_code}: {shlex.join(argv)}\n{tail}")
+            _check(done, argv, log)
     shutil.rmtree(home)
+
+
+def _check(done: ProcessResult, argv: list[str], log: Path) -> None:
+    """Raise :class:`SetupError` naming ``argv`` and ending with the log if ``done`` failed."""
+    if done.timed_out or done.exit_code:
+        why = f"timed out after {SETUP_TIMEOUT:g}s" if done.timed_out else f"failed with exit code {done.exit_code}"
+        raise SetupError(f"setup command {why}: {shlex.join(argv)}\n{log.read_text(errors='replace')[-2000:]}")
 
 
 @dataclass(frozen=True)
@@ -110,6 +116,9 @@ def prepare(solution: Path, track_name: str, entry_file: str, level: type[Sandbo
     the track's ``requires`` file or its setup fails.
     """
     track = tracks()[track_name]
+    if level.tracks is not None and track_name not in level.tracks:
+        raise SetupError(f"the {level.name} sandbox has the {', '.join(level.tracks)} tracks, not {track_name}: "
+                         f"pass another --sandbox (see `scbench sandbox list`)")
     values = {"python": level.python, "entry_file": entry_file}
     wanted = track.requires.format_map(values)
     if not any(solution.glob(wanted)):

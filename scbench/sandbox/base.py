@@ -64,12 +64,13 @@ class Sandbox(ABC):
     only); up to ``parallel`` runs happen at once. Used as a context manager (``start`` /
     ``stop``). ``gaps`` says plainly what the level does not contain; ``python`` is the
     interpreter track setup uses inside; ``owner`` the uid and gid runs write as, when they
-    differ from scbench's own."""
+    differ from scbench's own; ``tracks`` the tracks it has toolchains for (``None``: the host's)."""
 
     name: ClassVar[str]
     gaps: ClassVar[tuple[str, ...]] = ()
     python: ClassVar[str] = sys.executable
     owner: ClassVar[tuple[int, int] | None] = None
+    tracks: ClassVar[tuple[str, ...] | None] = None
 
     def __init__(self, limits: Limits = DEFAULT_LIMITS, visible: Sequence[Path] = (), network: bool = False,
                  writable: Sequence[Path] = (), parallel: int = 1):

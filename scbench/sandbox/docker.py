@@ -105,10 +105,14 @@ class DockerExec(Process):
 
 
 class Docker(Sandbox):
-    """Runs commands in one container (see the module docstring)."""
+    """Runs commands in one container (see the module docstring). Runs write as uid 1000
+    when scbench runs as root, as the host user otherwise; the image has the ``python`` and
+    ``node`` tracks' toolchains."""
 
     name = "docker"
     python = "python3"
+    tracks = ("python", "node")
+    owner = None if os.getuid() else (SANDBOX_UID, SANDBOX_UID)
     gaps = ("runs of one sandbox share the container: its loopback, its /tmp and each other's files",)
 
     container = None
@@ -162,6 +166,3 @@ class Docker(Sandbox):
     def spawn(self, argv: list[str], cwd: Path, env: dict[str, str], writable: Path,
               stdin: bytes | None = None) -> Process:
         return DockerExec(self.container, self.limits.prlimit() + argv, cwd, env, stdin, self.limits.output_bytes)
-
-    owner = None if os.getuid() else (SANDBOX_UID, SANDBOX_UID)
-    """uid 1000 when scbench runs as root; otherwise the container runs as the host user."""
