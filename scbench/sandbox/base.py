@@ -7,6 +7,12 @@ shows the host's ``visible`` paths read-only and each run's ``writable`` directo
 the paths the host uses, so a runner writes inputs and reads outputs with ordinary file calls.
 This is the shape of Harbor's and inspect_ai's environments (start, exec with a time limit and
 an environment, copy in and out, stop).
+
+A long-running command in a persistent directory (an agent working on its workspace): start a
+level with the workspace's parent among ``writable`` (and ``network=True`` if the command must
+reach an API), ``copy_in`` the workspace, ``own`` it, ``spawn`` the command with ``cwd`` the
+workspace, an environment from ``base_environment`` plus ``host_variables(["API_KEY", ...])``,
+and ``wait`` with its time limit; ``copy_out`` the workspace when done, then stop.
 """
 
 from __future__ import annotations
