@@ -96,7 +96,9 @@ class DockerExec(Process):
             self.socket.shutdown(socket.SHUT_WR)
 
     def signal(self, sig: int) -> None:
-        os.kill(self.pid, sig)
+        """Signal the main process through its pidfd: its number may be another process's by now."""
+        if self.pidfd is not None:
+            signal.pidfd_send_signal(self.pidfd, sig)
 
     def exit_code(self) -> int:
         while (info := self._inspect())["Running"]:

@@ -196,7 +196,10 @@ class HostProcess(Process):
             self.popen.stdin.close()
 
     def signal(self, sig: int) -> None:
-        os.killpg(self.pid, sig)
+        """Signal the process group, unless the main process was reaped already (its number
+        may belong to another process by now; what is left of the group carries the marker)."""
+        if self.popen.returncode is None:
+            os.killpg(self.pid, sig)
 
     def exit_code(self) -> int:
         code = self.popen.wait()
