@@ -18,6 +18,7 @@ from scbench.bless.command import bless
 from scbench.cache.command import cache
 from scbench.lint.command import lint
 from scbench.quality.command import metrics
+from scbench.sandbox.command import app as sandbox_app
 from scbench.scaffold.command import new
 
 if TYPE_CHECKING:
@@ -50,9 +51,13 @@ app.command("lint")(lint)
 app.command("bless")(bless)
 app.add_typer(cache, name="cache")
 app.command("new")(new)
+app.add_typer(sandbox_app, name="sandbox")
 
 ProblemArg = Annotated[Path, typer.Argument(help="problems/NAME directory or a compiled NAME-HASH.scb.json")]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run in parallel [default: CPU count]")]
+SandboxOption = Annotated[str | None, typer.Option(
+    "--sandbox", help="where solutions run: bwrap, docker or local (see `scbench sandbox list`) "
+                      "[default: the first available of bwrap, docker, local]")]
 TrackOption = Annotated[str, typer.Option("--track", "-t", help="language track of scbench/run/tracks.yaml "
                                                                 "(python, node, rust, java, go, ...)")]
 
@@ -102,6 +107,18 @@ def usable_entry(entry: str) -> None:
         raise typer.BadParameter(f"cannot split {entry!r} into words: {error}", param_hint="--entry") from None
     if not argv:
         raise typer.BadParameter("the entry command is empty", param_hint="--entry")
+
+
+def usable_sandbox(console: Console, name: str | None) -> None:
+    """Raise a usage error unless sandbox ``name`` (``None``: the default) is available here;
+    say on ``console`` what the level used does not contain, when it is ``local``."""
+    from scbench.sandbox.base import SandboxUnavailable, choose
+    try:
+        level = choose(name)
+    except SandboxUnavailable as error:
+        raise typer.BadParameter(str(error), param_hint="--sandbox") from None
+    if level.name == "local":
+        console.print(f"[yellow]sandbox local does not contain: {'; '.join(level.gaps)}[/]", highlight=False)
 
 
 def known_checkpoint(bundle: Bundle, checkpoint: int) -> None:
@@ -167,6 +184,7 @@ def eval_command(
     out: Annotated[Path, typer.Option(help="where results.json and junit.xml go")] = Path("results"),
     previous: Annotated[Path | None, typer.Option(help="the previous checkpoint's snapshot, for quality deltas",
                                                   exists=True, file_okay=False)] = None,
+    sandbox: SandboxOption = None,
     select: Annotated[str | None, typer.Option("-k", "--select", help="only the cases whose id or checkpoint_N/id "
                                                "matches this shell-style pattern (without wildcards: a substring)")
                       ] = None,
@@ -183,11 +201,12 @@ def eval_command(
         known_track(track)
     if entry is not None:
         usable_entry(entry)
+    console = stderr_console()
+    usable_sandbox(console, sandbox)
     bundle = load_bundle(problem)
     known_checkpoint(bundle, checkpoint)
     selection = selection_of(bundle, checkpoint, select, max_failures)
-    console = stderr_console()
-    target = evaluation.Target(solution, None if entry else track or "python", entry)
+    target = evaluation.Target(solution, None if entry else track or "python", entry, sandbox)
     try:
         results = evaluation.with_quality(with_progress(jobs, console, selection)(bundle, checkpoint, target),
                                           solution, previous)
@@ -208,6 +227,7 @@ def check_command(
     jobs: Jobs = None,
     repeat: Annotated[int, typer.Option(help="run every case N times and report flaky ones", min=1)] = 1,
     mutants: Annotated[bool, typer.Option("--mutants", help="mutation score of each python reference")] = False,
+    sandbox: SandboxOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Compile, lint, then run every reference solution of every track on its checkpoint plus
@@ -217,8 +237,10 @@ def check_command(
 
     from scbench.check import CheckOptions, check
     from scbench.report.terminal import print_check
+    console = stderr_console()
+    usable_sandbox(console, sandbox)
     bundle = load_bundle(problem)
-    report = check(problem, bundle, with_progress(jobs, stderr_console()), CheckOptions(repeat, mutants))
+    report = check(problem, bundle, with_progress(jobs, console), CheckOptions(repeat, mutants, sandbox))
     if json_out:
         typer.echo(json.dumps(report.to_dict(), indent=2))
     else:

@@ -89,10 +89,10 @@ class RunResults(Model):
     checkpoint: str
     scbench: str = Field(description="version of scbench that ran the suite")
     started: str = Field(description="when the run started, ISO 8601 in UTC")
-    # How the solution was run: its track, or (track null) the entry command given; the sandbox it
-    # ran in belongs with these.
+    # How the solution was run: its track, or (track null) the entry command given, and its sandbox.
     track: str | None
     entry: list[str]
+    sandbox: str = Field("local", description="the containment the runs had (see --sandbox), e.g. 'bwrap (cgroup)'")
     solution: str
     bundle: str = Field(description="digest of the compiled bundle")
     select: str | None = Field(None, description="the -k pattern: only the cases matching it ran")

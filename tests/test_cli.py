@@ -1,6 +1,7 @@
 """Command-line conventions: --version, results on stdout and logs on stderr, --json, case selection."""
 
 import json
+import os
 from datetime import datetime
 from importlib.metadata import version
 
@@ -55,7 +56,7 @@ def test_lint_and_check_print_json(kv):
 
 
 def test_cache_info_and_clean(kv, tmp_path):
-    env = {"SCBENCH_CACHE": str(tmp_path / "cache")}
+    env = {**os.environ, "SCBENCH_CACHE": str(tmp_path / "cache")}
     assert scbench("eval", kv, "-c", 1, "-s", kv / "solutions/python/checkpoint_1", "--out", tmp_path,
                    env=env).returncode == 0
     (tmp_path / "cache/notes").mkdir()
