@@ -83,7 +83,7 @@ def test_the_level_used_is_recorded_in_the_results(kv, tmp_path, level):
     assert done.returncode == 0, done.stderr
     recorded = json.loads((tmp_path / "results.json").read_text())["sandbox"]
     assert recorded == registry()[level]().level
-    assert f"sandbox {recorded}" in done.stderr
+    assert f"sandbox {recorded}" in done.stdout
 
 
 def test_an_unknown_or_absent_sandbox_is_a_usage_error(kv):
