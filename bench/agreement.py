@@ -38,6 +38,7 @@ import yaml
 
 from scbench.evaluate import Target, evaluate
 from scbench.problem.bundle import Bundle
+from scbench.problem.diagnostics import ProblemError
 from scbench.problem.loader import load
 from scbench.run.context import RunContext
 from scbench.run.tracks import Prepared, SetupError, prepare
@@ -243,8 +244,11 @@ def main() -> None:
     parser.add_argument("--checkpoint", type=int, help="only checkpoint N")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     args = parser.parse_args()
-    found = [compare(ours, theirs, n) for ours, theirs, n in shared(args.checkout.resolve(), args.problem,
-                                                                    args.checkpoint)]
+    try:
+        found = [compare(ours, theirs, n) for ours, theirs, n in shared(args.checkout.resolve(), args.problem,
+                                                                        args.checkpoint)]
+    except ProblemError as error:
+        sys.exit(f"our problem does not compile:\n{error}")
     if args.json:
         print(json.dumps([agreement.to_dict() for agreement in found], indent=2))
     else:
