@@ -172,8 +172,7 @@ def parse_rule(entry: object) -> Rule:
     pattern = entry.get(field_name)
     require(isinstance(pattern, str) and pattern != "", f"rule {rule_id}: {field_name} must be a non-empty string")
     rule = Rule(rule_id, kind, pattern, parse_languages(rule_id, entry.get("languages")))
-    compiled = COMPILERS[kind](rule, entry)
-    return Rule(**{**vars(rule), **compiled, "fix": parse_fix(rule, entry.get("fix"))})
+    return replace(rule, **COMPILERS[kind](rule, entry), fix=parse_fix(rule, entry.get("fix")))
 
 
 COMPILERS = {
