@@ -133,8 +133,8 @@ class Match:
     start: tuple[int, int]
     end: tuple[int, int]
     text: str
+    offsets: tuple[int, int] = field(compare=False)
     captures: dict | None = None
-    offsets: tuple[int, int] = field(default=(0, 0), compare=False)
 
     def sort_key(self) -> tuple:
         return (self.file, self.start, self.end, self.rule_id)
@@ -313,8 +313,7 @@ def spans(rule: Rule, text: str):
 def text_matches(rule: Rule, rel: str, language: str, text: str) -> list[Match]:
     index = LineIndex(text)
     return [
-        Match(rule.rule_id, rel, language, index.position(start), index.position(end), text[start:end],
-              offsets=(start, end))
+        Match(rule.rule_id, rel, language, index.position(start), index.position(end), text[start:end], (start, end))
         for start, end in spans(rule, text)
     ]
 
@@ -413,7 +412,7 @@ class Source:
             first, last = self.span(start, end)
             captures = {name: self.capture(spans) for name, spans in bound.items()}
             found.append(Match(rule.rule_id, self.rel, self.language, self.index.position(first),
-                               self.index.position(last), self.text[first:last], captures, (first, last)))
+                               self.index.position(last), self.text[first:last], (first, last), captures))
         return found
 
     @cached_property
@@ -431,7 +430,7 @@ class Source:
         for node in selected(self.syntax_tree, entries):
             first, last = self.byte_to_char[node.start_byte], self.byte_to_char[node.end_byte]
             found.append(Match(rule.rule_id, self.rel, self.language, self.index.position(first),
-                               self.index.position(last), self.text[first:last], offsets=(first, last)))
+                               self.index.position(last), self.text[first:last], (first, last)))
         return found
 
 
@@ -456,7 +455,7 @@ RELATIONS = {
     None: lambda node, other: True,
     "<": lambda node, other: node.parent is not None and node.parent.type == other,
     "^": lambda node, other: any(ancestor.type == other for ancestor in ancestors(node)),
-    ":": lambda node, other: node.child_count > 0 and node.children[0].text.decode("utf-8") == other,
+    ":": lambda node, other: bool(node.children) and node.children[0].text.decode("utf-8") == other,
 }
 
 
