@@ -21,8 +21,8 @@ from scbench.grade.http import grade_http_step
 from scbench.problem.model import HttpCase, HttpExpectation, HttpRequest, HttpStep, OutputExpectation, ServerSpec
 from scbench.run.context import RunContext
 from scbench.run.http_case import run_http_case
-from scbench.run.process import Process, base_environment
 from scbench.run.server import HOST, free_port
+from scbench.sandbox.process import HostProcess, base_environment
 
 SERVER = Path(__file__).resolve().parent.parent / "tests/fixtures/notes/solutions/python/checkpoint_1/notes.py"
 STEP = HttpStep(request=HttpRequest(path="/notes/1"),
@@ -39,8 +39,8 @@ def runner_seconds(steps: int, ctx: RunContext) -> float:
 
 def plain_seconds(requests: int) -> float:
     port = free_port()
-    server = Process([sys.executable, str(SERVER), "--port", str(port)], Path("/tmp"),
-                     base_environment(Path("/tmp"), Path("/tmp")))
+    server = HostProcess([sys.executable, str(SERVER), "--port", str(port)], Path("/tmp"),
+                         base_environment(Path("/tmp"), Path("/tmp")))
     with httpx.Client(base_url=f"http://{HOST}:{port}", trust_env=False) as client:
         while True:
             try:

@@ -72,12 +72,13 @@ def _run_problems(ref: Reference, results: RunResults) -> Iterator[str]:
                        f"{step.name}: {failure.target}: {failure.message}")
 
 
-def _run_references(root: Path, bundle: Bundle, found: list[Reference], run, report: CheckReport) -> None:
+def _run_references(root: Path, bundle: Bundle, found: list[Reference], run, report: CheckReport,
+                    sandbox: str | None) -> None:
     for ref in found:
         if ref.track not in tracks() or ref.number > len(bundle.checkpoints):
             continue
         try:
-            results = run(bundle, ref.number, Target(ref.path, ref.track))
+            results = run(bundle, ref.number, Target(ref.path, ref.track, sandbox=sandbox))
         except SetupError as error:
             report.problems.append(f"{ref.path.relative_to(root)}: setup failed: {error}")
             continue
@@ -87,7 +88,8 @@ def _run_references(root: Path, bundle: Bundle, found: list[Reference], run, rep
 
 
 def _lint(root: Path, bundle: Bundle, report: CheckReport) -> None:
-    python_runs = {ref.number: results for ref, results in report.runs if ref.track == "python"}
+    python_runs = {ref.number: results for ref, results in report.runs  # docker set-ups run only in their image
+                   if ref.track == "python" and not results.sandbox.startswith("docker")}
     for finding in sorted(lint_problem(root, bundle) + check_examples(root, bundle, python_runs)):
         (report.problems if finding.severity == "error" else report.warnings).append(finding.render())
 
@@ -95,10 +97,12 @@ def _lint(root: Path, bundle: Bundle, report: CheckReport) -> None:
 @dataclass(frozen=True)
 class CheckOptions:
     """What ``check`` does beyond running the references: ``repeat`` > 1 reruns every case that
-    many times to find flaky ones; ``mutants`` computes the mutation score of each python reference."""
+    many times to find flaky ones; ``mutants`` computes the mutation score of each python reference;
+    ``sandbox`` is the level the references run in (``None``: the first available)."""
 
     repeat: int = 1
     mutants: bool = False
+    sandbox: str | None = None
 
 
 def check(root: Path, bundle: Bundle, run: Callable[[Bundle, int, Target], RunResults] | None = None,
@@ -110,11 +114,12 @@ def check(root: Path, bundle: Bundle, run: Callable[[Bundle, int, Target], RunRe
     report = CheckReport()
     found = list(references(root))
     report.problems += _layout_problems(root, bundle, found)
-    _run_references(root, bundle, found, run or evaluate, report)
+    _run_references(root, bundle, found, run or evaluate, report, options.sandbox)
     _lint(root, bundle, report)
     for ref, _ in report.runs if options.repeat > 1 else []:
-        report.problems += [f"{ref.track}: flaky case {key}"
-                            for key in find_flaky(bundle, ref.number, Target(ref.path, ref.track), options.repeat)]
+        target = Target(ref.path, ref.track, sandbox=options.sandbox)
+        report.problems += [f"{ref.track}: flaky case {key}" for key in find_flaky(bundle, ref.number, target,
+                                                                                    options.repeat)]
     report.mutation = [mutation_score(bundle, ref.number, ref.path) for ref, _ in report.runs
                        if options.mutants and ref.track == "python"]
     return report

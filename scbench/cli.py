@@ -16,6 +16,7 @@ import typer
 
 from scbench.lint.command import lint
 from scbench.quality.command import metrics
+from scbench.sandbox.command import app as sandbox_app
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -30,9 +31,13 @@ app = typer.Typer(help="Iterative coding benchmarks as data: compile, run, grade
                   no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None)
 app.command("metrics")(metrics)
 app.command("lint")(lint)
+app.add_typer(sandbox_app, name="sandbox")
 
 ProblemArg = Annotated[Path, typer.Argument(help="problems/NAME directory or a compiled NAME-HASH.scb.json")]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run in parallel [default: CPU count]")]
+SandboxOption = Annotated[str | None, typer.Option(
+    "--sandbox", help="where solutions run: bwrap, docker or local (see `scbench sandbox list`) "
+                      "[default: the first available of bwrap, docker, local]")]
 TrackOption = Annotated[str, typer.Option("--track", "-t", help="language track of scbench/run/tracks.yaml "
                                                                 "(python, node, rust, java, go, ...)")]
 
@@ -72,6 +77,18 @@ def usable_entry(entry: str) -> None:
         raise typer.BadParameter(f"cannot split {entry!r} into words: {error}", param_hint="--entry") from None
     if not argv:
         raise typer.BadParameter("the entry command is empty", param_hint="--entry")
+
+
+def usable_sandbox(console: Console, name: str | None) -> None:
+    """Raise a usage error unless sandbox ``name`` (``None``: the default) is available here;
+    say on ``console`` what the level used does not contain, when it is ``local``."""
+    from scbench.sandbox.base import SandboxUnavailable, choose
+    try:
+        level = choose(name)
+    except SandboxUnavailable as error:
+        raise typer.BadParameter(str(error), param_hint="--sandbox") from None
+    if level.name == "local":
+        console.print(f"[yellow]sandbox local does not contain: {'; '.join(level.gaps)}[/]", highlight=False)
 
 
 def known_checkpoint(bundle: Bundle, checkpoint: int) -> None:
@@ -127,6 +144,7 @@ def eval_command(
     out: Annotated[Path, typer.Option(help="where results.json and junit.xml go")] = Path("results"),
     previous: Annotated[Path | None, typer.Option(help="the previous checkpoint's snapshot, for quality deltas",
                                                   exists=True, file_okay=False)] = None,
+    sandbox: SandboxOption = None,
 ) -> None:
     """Run a checkpoint's cases (plus regressions) against a solution and measure its erosion
     and verbosity. Exit 1 unless strict-solved."""
@@ -138,10 +156,11 @@ def eval_command(
         known_track(track)
     if entry is not None:
         usable_entry(entry)
+    console = stderr_console()
+    usable_sandbox(console, sandbox)
     bundle = load_bundle(problem)
     known_checkpoint(bundle, checkpoint)
-    console = stderr_console()
-    target = evaluation.Target(solution, None if entry else track or "python", entry)
+    target = evaluation.Target(solution, None if entry else track or "python", entry, sandbox)
     try:
         results = evaluation.with_quality(with_progress(jobs, console)(bundle, checkpoint, target), solution,
                                           previous)
@@ -162,15 +181,17 @@ def check_command(
     jobs: Jobs = None,
     repeat: Annotated[int, typer.Option(help="run every case N times and report flaky ones", min=1)] = 1,
     mutants: Annotated[bool, typer.Option("--mutants", help="mutation score of each python reference")] = False,
+    sandbox: SandboxOption = None,
 ) -> None:
     """Compile, lint, then run every reference solution of every track on its checkpoint plus
     regressions. Exit 1 on any inconsistency (lint errors included, warnings not), 2 if the
     problem does not compile."""
     from scbench.check import CheckOptions, check
     from scbench.report.terminal import print_check
-    bundle = load_bundle(problem)
     console = stderr_console()
-    report = check(problem, bundle, with_progress(jobs, console), CheckOptions(repeat, mutants))
+    usable_sandbox(console, sandbox)
+    bundle = load_bundle(problem)
+    report = check(problem, bundle, with_progress(jobs, console), CheckOptions(repeat, mutants, sandbox))
     print_check(console, report)
     raise typer.Exit(0 if report.ok else 1)
 

@@ -22,6 +22,9 @@ from scbench.run.cli_case import run_cli_case
 from scbench.run.context import RunContext
 from scbench.run.http_case import run_http_case
 from scbench.run.tracks import Prepared, prepare, resolve_entry
+from scbench.sandbox.base import Sandbox, choose
+from scbench.sandbox.limits import Limits
+from scbench.sandbox.local import Local
 
 
 @dataclass(frozen=True)
@@ -57,44 +60,57 @@ def run_case(compiled: CompiledCase, category: str, ctx: RunContext) -> CaseResu
 
 @dataclass(frozen=True)
 class Target:
-    """The solution under test: its directory and either a track or an explicit entry command."""
+    """The solution under test: its directory, either a track or an explicit entry command,
+    and the sandbox level it runs in (``None``: the first available, see
+    :func:`scbench.sandbox.base.choose`)."""
 
     solution: Path
     track: str | None = None
     entry: str | None = None
+    sandbox: str | None = None
 
-    def prepare(self, entry_file: str) -> Prepared:
-        """Set the solution up (cached) and return its directory and entry argv. Raises
-        ``SetupError``."""
+    def prepare(self, entry_file: str, level: type[Sandbox] = Local) -> Prepared:
+        """Set the solution up (cached) in a sandbox of ``level`` and return its directory and
+        entry argv. Raises ``SetupError``."""
         if self.entry is None:
-            return prepare(self.solution, self.track or "python", entry_file)
+            return prepare(self.solution, self.track or "python", entry_file, level)
         directory = self.solution.resolve()
         return Prepared(directory, resolve_entry(self.entry, directory, {"solution": str(directory)}))
+
+
+def limits_of(bundle: Bundle, number: int) -> Limits:
+    """The limits of checkpoint ``number``'s runs: the defaults, then the problem's, then the
+    checkpoint's overrides."""
+    overrides = (bundle.config.limits, bundle.checkpoint(number).config.limits)
+    return Limits(**{k: v for config in overrides for k, v in config.model_dump(exclude_none=True).items()})
 
 
 def evaluate(bundle: Bundle, number: int, target: Target, jobs: int | None = None,
              on_case: Callable[[CaseResult], None] = lambda result: None) -> RunResults:
     """Run checkpoint ``number``'s suite (own cases plus regressions) against ``target``
     with ``jobs`` parallel cases (default: CPU count) and return the graded results.
-    ``on_case`` is called as each case finishes. Raises ``KeyError`` for an unknown
-    checkpoint and ``SetupError`` when the solution cannot be set up."""
+    ``on_case`` is called as each case finishes; every case runs in one sandbox of
+    ``target.sandbox``'s level. Raises ``KeyError`` for an unknown checkpoint, ``SetupError``
+    when the solution cannot be set up and ``SandboxUnavailable`` for a level this machine lacks."""
     started = time.monotonic()
     checkpoint = bundle.checkpoint(number)
-    prepared = target.prepare(bundle.config.entry_file)
-    ctx = RunContext(entry=prepared.entry, data=bundle.data_dir(), env=checkpoint.config.env,
-                     solution=prepared.directory)
-    suite = bundle.suite(number)
+    level = choose(target.sandbox)
+    prepared = target.prepare(bundle.config.entry_file, level)
+    workers = jobs or os.cpu_count() or 2
+    with level(limits_of(bundle, number), [prepared.directory, bundle.data_dir()], parallel=workers) as sandbox:
+        ctx = RunContext(entry=prepared.entry, data=bundle.data_dir(), env=checkpoint.config.env,
+                         solution=prepared.directory, sandbox=sandbox)
 
-    def one(item: tuple[CompiledCase, str]) -> CaseResult:
-        result = run_case(item[0], item[1], ctx)
-        on_case(result)
-        return result
+        def one(item: tuple[CompiledCase, str]) -> CaseResult:
+            result = run_case(item[0], item[1], ctx)
+            on_case(result)
+            return result
 
-    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 2) as pool:
-        cases = list(pool.map(one, suite))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            cases = list(pool.map(one, bundle.suite(number)))
     return RunResults(problem=bundle.config.name, checkpoint=checkpoint.name, track=target.track, entry=prepared.entry,
-                      solution=str(target.solution), bundle=bundle.digest, summary=Summary.of(cases),
-                      duration_s=round(time.monotonic() - started, 3), cases=cases)
+                      solution=str(target.solution), sandbox=sandbox.level, bundle=bundle.digest,
+                      summary=Summary.of(cases), duration_s=round(time.monotonic() - started, 3), cases=cases)
 
 
 def with_quality(results: RunResults, snapshot: Path, previous: Path | None = None) -> RunResults:

@@ -86,6 +86,7 @@ class RunResults(Model):
     track: str | None
     entry: list[str]
     solution: str
+    sandbox: str = Field("local", description="the containment the runs had (see --sandbox), e.g. 'bwrap (cgroup)'")
     bundle: str = Field(description="digest of the compiled bundle")
     duration_s: float
     summary: Summary

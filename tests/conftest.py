@@ -15,10 +15,10 @@ FIXTURES = ROOT / "tests" / "fixtures"
 os.environ.setdefault("SCBENCH_CACHE", tempfile.mkdtemp(prefix="scbench-test-cache-"))
 
 
-def scbench(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    """Run ``python -m scbench`` with ``args``; output captured as text."""
+def scbench(*args: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m scbench`` with ``args`` (in ``env``, default ours); output captured as text."""
     return subprocess.run([sys.executable, "-m", "scbench", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, timeout=600, env={**os.environ, "COLUMNS": "200"})
+                          text=True, timeout=600, env={**(env or os.environ), "COLUMNS": "200"})
 
 
 def processes_with(marker: str) -> list[int]:
@@ -39,3 +39,26 @@ def processes_with(marker: str) -> list[int]:
 @pytest.fixture
 def kv() -> Path:
     return FIXTURES / "kv"
+
+
+def sandbox_levels() -> list:
+    """One pytest param per sandbox level, skipped (with the reason) where this machine lacks it."""
+    from scbench.sandbox.base import registry
+    return [pytest.param(name, marks=pytest.mark.skipif(bool(level.unavailable()), reason=level.unavailable()))
+            for name, level in registry().items()]
+
+
+@pytest.fixture(scope="module", params=sandbox_levels())
+def sandbox(request):
+    """A started sandbox of each level present (one per test module), with the default limits."""
+    from scbench.sandbox.base import registry
+    with registry()[request.param](parallel=2) as box:
+        yield box
+
+
+@pytest.fixture
+def workdir(sandbox) -> Path:
+    """A fresh directory in the sandbox's scratch dir that its runs may write to."""
+    path = Path(tempfile.mkdtemp(dir=sandbox.scratch))
+    sandbox.own(path)
+    return path

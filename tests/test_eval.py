@@ -12,8 +12,9 @@ from scbench.run.tracks import prepare
 CODE_SEARCH = ROOT / "problems" / "code_search"
 
 OFF_BY_ONE = """\
-import json, subprocess, sys
-out = subprocess.run([sys.executable, {reference!r}, *sys.argv[1:]], capture_output=True, text=True)
+import json, os, subprocess, sys
+reference = os.path.join(os.path.dirname(__file__), "reference.py")
+out = subprocess.run([sys.executable, reference, *sys.argv[1:]], capture_output=True, text=True)
 for line in out.stdout.splitlines():
     match = json.loads(line)
     match["start"]["col"] += 1
@@ -51,8 +52,8 @@ def test_code_search_checkpoint_2_with_the_node_reference(tmp_path):
 def test_column_off_by_one_fails_with_a_diff_naming_the_field(tmp_path):
     broken = tmp_path / "broken"
     broken.mkdir()
-    reference = CODE_SEARCH / "solutions/python/checkpoint_1/code_search.py"
-    (broken / "code_search.py").write_text(OFF_BY_ONE.format(reference=str(reference)))
+    shutil.copy(CODE_SEARCH / "solutions/python/checkpoint_1/code_search.py", broken / "reference.py")
+    (broken / "code_search.py").write_text(OFF_BY_ONE)
     results = evaluate(compile_problem(CODE_SEARCH), 1, Target(broken, "python"))
     assert not results.summary.core
     lines = [line for case in results.cases for f in case.failures for line in [f.message, *f.diff.splitlines()]]

@@ -248,6 +248,17 @@ class CaseFile(Strict):
 
 # -------------------------------------------------------------------- problem
 
+class LimitsConfig(Strict):
+    """Resource limits of every run of a solution (each process tree of a step or a server);
+    an unset limit keeps scbench's default (see docs/case-format.md)."""
+
+    memory_mb: int | None = Field(None, ge=16, description="MiB of memory per process and per tree (default 2048)")
+    processes: int | None = Field(None, ge=1, description="tasks in a run's tree (default 256)")
+    cpu_s: int | None = Field(None, ge=1, description="CPU seconds per process (default 60)")
+    file_mb: int | None = Field(None, ge=1, description="MiB any file written may reach (default 256)")
+    output_mb: int | None = Field(None, ge=1, description="MiB of stdout and of stderr kept (default 8)")
+
+
 class CheckpointConfig(Strict):
     """One checkpoint of ``config.yaml``; its spec is ``checkpoint_N.md`` beside it."""
 
@@ -257,6 +268,7 @@ class CheckpointConfig(Strict):
     include_prior_tests: bool = True
     timeout: float | None = Field(None, gt=0, description="seconds; overrides the problem's timeout")
     env: dict[str, str] = Field(default_factory=dict)
+    limits: LimitsConfig = Field(default_factory=LimitsConfig, description="overrides the problem's limits")
     regression_ignore: list[str] = Field(
         default_factory=list, description="JSONPaths removed from every structured output of earlier "
         "checkpoints' cases when they run as regressions here (fields this checkpoint adds)")
@@ -276,6 +288,7 @@ class ProblemConfig(Strict):
     author: str | None = None
     inspiration: str | None = None
     server: ServerSpec | None = Field(None, description="for HTTP problems: how to start the solution")
+    limits: LimitsConfig = Field(default_factory=LimitsConfig, description="resource limits of every run")
     lint: dict[str, list[str]] = Field(default_factory=dict, description="lint settings, e.g. allow: [words]")
     checkpoints: dict[Annotated[str, Field(pattern=CHECKPOINT_NAME)], CheckpointConfig] = Field(
         min_length=1, json_schema_extra={"additionalProperties": False})

@@ -33,7 +33,8 @@ def print_failure(console: Console, case: CaseResult) -> None:
 
 def summary_table(results: RunResults) -> Table:
     """Per-category passed/total and strict / isolated / core for one run."""
-    table = Table(title=f"{results.problem} {results.checkpoint}  ({results.duration_s:.1f}s)")
+    table = Table(title=f"{results.problem} {results.checkpoint}  "
+                        f"({results.duration_s:.1f}s, sandbox {results.sandbox})")
     for column in (*CATEGORIES, "strict", "isolated", "core", "erosion", "verbosity"):
         table.add_column(column, justify="right", min_width=len(column), no_wrap=True)
     counts = results.summary.counts
@@ -61,7 +62,8 @@ def quality_cell(quality: dict | None, figure: str) -> str:
 
 def check_table(report: CheckReport) -> Table:
     """One row per reference run: track, checkpoint, per-category counts, strict, seconds."""
-    table = Table(title="reference solutions")
+    levels = sorted({results.sandbox for _, results in report.runs})
+    table = Table(title=f"reference solutions (sandbox {', '.join(levels) or 'none'})")
     for column in ("track", "checkpoint", *CATEGORIES, "strict", "seconds", "erosion", "verbosity"):
         table.add_column(column, justify="left" if column in ("track", "checkpoint") else "right",
                          min_width=len(column), no_wrap=True)

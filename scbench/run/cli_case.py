@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scbench.problem.model import CliCase, CliStep
-from scbench.run import process
 from scbench.run.context import RunContext, fill
 from scbench.run.workdir import CaseDirs, write_inputs
+from scbench.sandbox import process
 
 
 @dataclass(frozen=True)
@@ -33,12 +33,13 @@ def _read(path) -> bytes | None:
 def _run_step(step: CliStep, case: CliCase, ctx: RunContext, dirs: CaseDirs) -> CliObservation:
     values = {"cwd": str(dirs.work), "data": str(ctx.data)}
     write_inputs(dirs.work, step.files, ctx.data)
+    dirs.own()
     env = {**process.base_environment(dirs.home, dirs.tmp), **ctx.env,
            **{k: fill(v, values) for k, v in {**case.env, **step.env}.items()}}
     argv = ctx.entry_in(dirs.solution_copy) + [fill(arg, values) for arg in step.args]
     stdin = step.stdin.encode() if step.stdin is not None else None
     try:
-        result = process.run(argv, dirs.work, env, stdin, step.timeout)
+        result = ctx.sandbox.exec(argv, dirs.work, env, dirs.root, stdin, step.timeout)
     except OSError as error:
         return CliObservation(step, None, {}, f"cannot start {argv[0]!r}: {error.strerror or error}")
     return CliObservation(step, result, {name: _read(dirs.work / name) for name in step.expect.files})
@@ -47,6 +48,6 @@ def _run_step(step: CliStep, case: CliCase, ctx: RunContext, dirs: CaseDirs) -> 
 def run_cli_case(case: CliCase, ctx: RunContext) -> list[CliObservation]:
     """Run every step of ``case`` (compiled: steps and timeouts resolved) in one fresh
     working directory, removed afterwards; returns one observation per step."""
-    with CaseDirs(ctx.solution) as dirs:
+    with CaseDirs(ctx.sandbox, ctx.solution) as dirs:
         write_inputs(dirs.work, case.files, ctx.data)
         return [_run_step(step, case, ctx, dirs) for step in case.steps]

@@ -6,18 +6,23 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scbench.sandbox.base import Sandbox
+from scbench.sandbox.local import Local
+
 PLACEHOLDER = re.compile(r"\{(cwd|data|port|host)\}")
 
 
 @dataclass(frozen=True)
 class RunContext:
     """The entry argv, the bundle's data dir and the checkpoint's extra environment; with
-    ``solution`` (the directory the entry's paths point into) each case runs a private copy."""
+    ``solution`` (the directory the entry's paths point into) each case runs a private copy;
+    ``sandbox`` (started) runs every process."""
 
     entry: list[str]
     data: Path
     env: dict[str, str] = field(default_factory=dict)
     solution: Path | None = None
+    sandbox: Sandbox = field(default_factory=Local)
 
     def entry_in(self, copy: Path | None) -> list[str]:
         """The entry argv with paths inside ``solution`` moved into its per-case ``copy``."""

@@ -13,10 +13,10 @@ import httpx
 import jsonpath
 
 from scbench.problem.model import HttpCase, HttpStep
-from scbench.run import process
 from scbench.run.context import RunContext, fill
-from scbench.run.server import HOST, Server, free_port, tail
+from scbench.run.server import HOST, Server, client, free_port, tail
 from scbench.run.workdir import CaseDirs, write_inputs
+from scbench.sandbox import process
 
 CAPTURE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
 
@@ -107,20 +107,21 @@ def run_http_case(case: HttpCase, ctx: RunContext,
     """Start a fresh server for ``case`` and run its steps in order; stop at the first step
     whose request could not be made (server dead, timeout). ``accept`` tells polling steps
     when a response is good enough. The server's process group is always killed."""
-    with CaseDirs(ctx.solution) as dirs:
+    with CaseDirs(ctx.sandbox, ctx.solution) as dirs:
         write_inputs(dirs.work, case.files, ctx.data)
+        dirs.own()
         values = {"cwd": str(dirs.work), "data": str(ctx.data), "port": str(free_port()), "host": HOST}
         env = {**process.base_environment(dirs.home, dirs.tmp), **ctx.env,
                **{k: fill(v, values) for k, v in {**case.env, **case.server.env}.items()}}
         argv = ctx.entry_in(dirs.solution_copy) + [fill(arg, values) for arg in case.server.args]
-        with Server(argv, dirs.work, env, case.server.ready, int(values["port"])) as server:
+        with Server(ctx.sandbox, argv, dirs.work, env, dirs.root, case.server.ready, int(values["port"])) as server:
             if server.error:
                 return [HttpObservation(case.steps[0], error=f"{server.error}\n{tail(server.process)}")]
             observations: list[HttpObservation] = []
             captures: dict[str, Any] = {}
-            with httpx.Client(base_url=f"http://{HOST}:{values['port']}", trust_env=False) as client:
+            with client(server.endpoint) as http:
                 for step in case.steps:
-                    observations.append(_run_step(client, step, captures, server, accept))
+                    observations.append(_run_step(http, step, captures, server, accept))
                     if observations[-1].error:
                         break
                     captures.update(observations[-1].captured)

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import socket
-import subprocess
 import time
 from pathlib import Path
 
 import httpx
 
 from scbench.problem.model import ReadyProbe
-from scbench.run.process import Process
+from scbench.sandbox.base import HOST, Endpoint, Sandbox
+from scbench.sandbox.process import Process
 
-HOST = "127.0.0.1"
 PROBE_INTERVAL = 0.05
 """Seconds between readiness probes."""
 
@@ -24,15 +23,24 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _probe(ready: ReadyProbe, port: int) -> bool:
+def client(endpoint: Endpoint) -> httpx.Client:
+    """An HTTP client for the server at ``endpoint`` (through its Unix socket, if it has one)."""
+    return httpx.Client(base_url=f"http://{endpoint.host}:{endpoint.port}", trust_env=False,
+                        transport=httpx.HTTPTransport(uds=endpoint.uds) if endpoint.uds else None)
+
+
+def _probe(ready: ReadyProbe, endpoint: Endpoint) -> bool:
     if ready.http is not None:
         try:
-            return httpx.get(f"http://{HOST}:{port}{ready.http}", timeout=0.5).status_code < 500
+            with client(endpoint) as probe:
+                return probe.get(ready.http, timeout=0.5).status_code < 500
         except httpx.HTTPError:
             return False
-    with socket.socket() as sock:
-        sock.settimeout(0.5)
-        return sock.connect_ex((HOST, port)) == 0
+    try:
+        endpoint.connect(0.5).close()
+    except OSError:
+        return False
+    return True
 
 
 def tail(process: Process, limit: int = 1500) -> str:
@@ -43,21 +51,21 @@ def tail(process: Process, limit: int = 1500) -> str:
 
 
 class Server:
-    """Start ``argv`` in ``cwd`` and wait until ``ready`` passes; ``error`` says why not.
-    Used as a context manager: the whole process group is killed on exit."""
+    """Start ``argv`` in ``cwd`` (inside ``writable``) as a server on ``port`` of ``sandbox``
+    and wait until ``ready`` passes; ``error`` says why not. Used as a context manager: the
+    whole process tree is killed on exit."""
 
-    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str], ready: ReadyProbe, port: int):
-        self.process = Process(argv, cwd, env)
-        self.port = port
+    def __init__(self, sandbox: Sandbox, argv: list[str], cwd: Path, env: dict[str, str], writable: Path,
+                 ready: ReadyProbe, port: int):
+        self.process, self.endpoint = sandbox.serve(argv, cwd, env, writable, port)
         self.error = self._wait(ready)
 
     def _wait(self, ready: ReadyProbe) -> str:
         deadline = time.monotonic() + ready.deadline
         while time.monotonic() < deadline:
-            code = self.process.popen.poll()
-            if code is not None:
-                return f"server exited with code {code} before it was ready"
-            if _probe(ready, self.port):
+            if self.process.finished():
+                return f"server exited with code {self.process.exit_code()} before it was ready"
+            if _probe(ready, self.endpoint):
                 return ""
             time.sleep(PROBE_INTERVAL)
         return f"server not ready within {ready.deadline:g}s"
@@ -65,14 +73,10 @@ class Server:
     def died(self, grace: float = 0.5) -> str:
         """Why the server is gone, waiting up to ``grace`` seconds for a dying server to
         finish exiting (``""`` if it still runs then)."""
-        try:
-            return f"server exited with code {self.process.popen.wait(grace)}"
-        except subprocess.TimeoutExpired:
-            return ""
+        return f"server exited with code {self.process.exit_code()}" if self.process.finished(grace) else ""
 
     def __enter__(self) -> Server:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.process.kill()
-        self.process.popen.wait()

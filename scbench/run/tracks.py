@@ -1,8 +1,9 @@
 """Tracks: how a solution in one language is set up and started, read from ``tracks.yaml``.
 
-``prepare`` copies a solution into a private directory keyed by the hash of its content
-and of the track, runs the track's setup there once (later calls reuse it) and returns the
-entry command as an argv.
+``prepare`` copies a solution into a private directory keyed by the hash of its content,
+of the track and of where setup runs (the host's toolchains, or a Docker image), runs the
+track's setup there once, inside a sandbox of the chosen level with network access (later
+calls reuse it), and returns the entry command as an argv.
 """
 
 from __future__ import annotations
@@ -10,10 +11,9 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import os
 import shlex
 import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -22,6 +22,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 from scbench.paths import CACHE
+from scbench.sandbox.base import Sandbox
+from scbench.sandbox.limits import SETUP_LIMITS
+from scbench.sandbox.local import Local
+from scbench.sandbox.process import ProcessResult
 
 SKIPPED_DIRS = {".venv", "node_modules", "target", "build", "__pycache__", ".git"}
 SETUP_TIMEOUT = 900.0
@@ -71,21 +75,29 @@ def resolve_entry(command: str, directory: Path, values: dict[str, str]) -> list
     """Split ``command`` (after filling ``values``) and make tokens naming a file or dir
     inside ``directory`` absolute, so the command runs from any working directory."""
     argv = shlex.split(command.format_map(values))
-    return [str(directory / token) if (directory / token).exists() else token for token in argv]
+    return [str(directory / token) if os.path.lexists(directory / token) else token for token in argv]
 
 
-def _run_setup(track: Track, workdir: Path, values: dict[str, str]) -> None:
+def _run_setup(track: Track, workdir: Path, values: dict[str, str], level: type[Sandbox]) -> None:
     log = workdir / ".scbench-setup.log"
-    for step in track.setup:
-        if step.when and not (workdir / step.when).exists():
-            continue
-        argv = [arg.format_map(values) for arg in step.run]
-        with log.open("ab") as sink:
-            done = subprocess.run(argv, cwd=workdir, stdout=sink, stderr=subprocess.STDOUT,
-                                  timeout=SETUP_TIMEOUT, check=False)
-        if done.returncode != 0:
-            tail = log.read_text(errors="replace")[-2000:]
-            raise SetupError(f"setup command failed with exit code {done.returncode}: {shlex.join(argv)}\n{tail}")
+    home = workdir / ".scbench-home"
+    home.mkdir()
+    with level(SETUP_LIMITS, writable=[workdir], network=True) as sandbox:
+        sandbox.own(workdir)
+        for argv in ([arg.format_map(values) for arg in step.run] for step in track.setup
+                     if not step.when or (workdir / step.when).exists()):
+            done = sandbox.exec(argv, workdir, sandbox.setup_environment(home), workdir, None, SETUP_TIMEOUT)
+            with log.open("ab") as sink:
+                sink.write(done.stdout + done.stderr)
+            _check(done, argv, log)
+    shutil.rmtree(home)
+
+
+def _check(done: ProcessResult, argv: list[str], log: Path) -> None:
+    """Raise :class:`SetupError` naming ``argv`` and ending with the log if ``done`` failed."""
+    if done.timed_out or done.exit_code:
+        why = f"timed out after {SETUP_TIMEOUT:g}s" if done.timed_out else f"failed with exit code {done.exit_code}"
+        raise SetupError(f"setup command {why}: {shlex.join(argv)}\n{log.read_text(errors='replace')[-2000:]}")
 
 
 @dataclass(frozen=True)
@@ -96,25 +108,29 @@ class Prepared:
     entry: list[str]
 
 
-def prepare(solution: Path, track_name: str, entry_file: str) -> Prepared:
-    """Copy ``solution`` into the cache, run ``track_name``'s setup once, return the entry.
+def prepare(solution: Path, track_name: str, entry_file: str, level: type[Sandbox] = Local) -> Prepared:
+    """Copy ``solution`` into the cache, run ``track_name``'s setup once in a sandbox of
+    ``level``, return the entry.
 
     Raises ``KeyError`` for an unknown track and :class:`SetupError` when the solution lacks
     the track's ``requires`` file or its setup fails.
     """
     track = tracks()[track_name]
-    values = {"python": sys.executable, "entry_file": entry_file}
+    if level.tracks is not None and track_name not in level.tracks:
+        raise SetupError(f"the {level.name} sandbox has the {', '.join(level.tracks)} tracks, not {track_name}: "
+                         f"pass another --sandbox (see `scbench sandbox list`)")
+    values = {"python": level.python, "entry_file": entry_file}
     wanted = track.requires.format_map(values)
     if not any(solution.glob(wanted)):
         raise SetupError(f"{solution} has no {wanted}, so it is not a {track_name} solution of this problem: "
                          f"pass the right --track, or --entry with its command")
-    target = CACHE / "solutions" / f"{track_name}-{_digest(solution, track, entry_file)[:16]}"
+    target = CACHE / "solutions" / f"{level.setup_key()}-{track_name}-{_digest(solution, track, entry_file)[:16]}"
     target.parent.mkdir(parents=True, exist_ok=True)
     with (target.parent / f"{target.name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (target / ".scbench-ready").exists():
             shutil.rmtree(target, ignore_errors=True)
             shutil.copytree(solution, target, ignore=shutil.ignore_patterns(*SKIPPED_DIRS))
-            _run_setup(track, target, values)
+            _run_setup(track, target, values, level)
             (target / ".scbench-ready").touch()
     return Prepared(target, resolve_entry(track.entry, target, values))

@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from scbench.problem.model import Base64File, CopyFile, InputFile, JsonFile, JsonlFile, TextFile, YamlFile
+from scbench.sandbox.base import Sandbox
 
 WRITERS: dict[type, Callable[[Path, object, Path], None]] = {
     str: lambda target, spec, data: target.write_text(spec, encoding="utf-8"),
@@ -51,20 +52,27 @@ def mirror(solution: Path, target: Path) -> Path:
 
 
 class CaseDirs:
-    """``tmp/work`` (the solution's cwd), ``tmp/home``, ``tmp/tmp`` and, given a prepared
-    ``solution``, ``tmp/solution``: its private copy, so that a solution writing next to its
-    own files changes neither the cache nor later cases. All removed on exit."""
+    """``root/work`` (the solution's cwd), ``root/home``, ``root/tmp`` and, given a prepared
+    ``solution``, ``root/solution``: its private copy, so that a solution writing next to its
+    own files changes neither the cache nor later cases. ``root`` is a fresh directory in the
+    sandbox's scratch dir (the one dir a run may write to), handed to the sandbox's user once
+    the inputs are written (:meth:`own`). All removed on exit."""
 
-    def __init__(self, solution: Path | None = None):
+    def __init__(self, sandbox: Sandbox, solution: Path | None = None):
+        self.sandbox = sandbox
         self.solution = solution
 
     def __enter__(self) -> CaseDirs:
-        self.root = Path(tempfile.mkdtemp(prefix="scbench-case-"))
+        self.root = Path(tempfile.mkdtemp(prefix="case-", dir=self.sandbox.scratch))
         self.work, self.home, self.tmp = (self.root / name for name in ("work", "home", "tmp"))
         for path in (self.work, self.home, self.tmp):
             path.mkdir()
         self.solution_copy = mirror(self.solution, self.root / "solution") if self.solution else None
         return self
+
+    def own(self) -> None:
+        """Let the sandbox's user write everything in ``root`` (call after writing inputs)."""
+        self.sandbox.own(self.root)
 
     def __exit__(self, *exc: object) -> None:
         shutil.rmtree(self.root, ignore_errors=True)

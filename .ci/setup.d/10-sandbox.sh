@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Sandboxes that contain solutions (scbench/sandbox/): bubblewrap, a Docker engine, and the docker
+# sandbox's image built without a registry (debootstrap + docker import). Idempotent: installs only
+# what is missing, starts dockerd only when no engine answers, builds the image only when absent.
+# Cost on a fresh machine: about 1 minute of apt, 3 to 5 minutes of image build; nothing when done.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+missing=()
+command -v bwrap >/dev/null || missing+=(bubblewrap)
+command -v dockerd >/dev/null || missing+=(docker.io)
+command -v debootstrap >/dev/null || missing+=(debootstrap)
+if [ ${#missing[@]} -gt 0 ]; then
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if ! docker info >/dev/null 2>&1; then
+    nohup dockerd >/var/log/scbench-dockerd.log 2>&1 &
+    for _ in $(seq 60); do
+        docker info >/dev/null 2>&1 && break
+        sleep 1
+    done
+    docker info >/dev/null
+fi
+
+if ! docker image inspect "${SCBENCH_DOCKER_IMAGE:-scbench-sandbox:latest}" >/dev/null 2>&1; then
+    [ -x .venv/bin/scbench ] || { python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]'; }
+    .venv/bin/scbench sandbox build-image
+fi

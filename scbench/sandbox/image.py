@@ -1,0 +1,42 @@
+"""Build the ``docker`` sandbox's image without a registry: a minimal Debian rootfs made by
+``debootstrap`` with what the tracks need, trimmed, and imported with ``docker import``.
+
+The image holds Python 3 (with venv and pip, and ``python``), Node.js (Debian's, without npm)
+and util-linux's ``prlimit``: it runs the ``python`` and ``node`` tracks (node solutions
+without npm dependencies). Other tracks run under ``bwrap`` or ``local``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from scbench.sandbox.docker import IMAGE, client
+
+PACKAGES = ("python3", "python3-venv", "python3-pip", "python-is-python3", "nodejs", "ca-certificates")
+MIRROR = "http://deb.debian.org/debian"
+TRIMMED = ("usr/share/doc", "usr/share/man", "usr/share/locale", "usr/share/info", "var/cache/apt",
+           "var/lib/apt/lists")
+"""Parts of the rootfs no run needs, removed before the import."""
+CHANGES = ["ENV PATH=/usr/local/bin:/usr/bin:/bin", "ENV LANG=C.UTF-8", "WORKDIR /", "USER 1000:1000"]
+
+
+def build_image(suite: str = "bookworm", mirror: str = MIRROR, log: Callable[[str], None] = print) -> str:
+    """Bootstrap Debian ``suite`` from ``mirror`` with :data:`PACKAGES`, trim it, import it as
+    :data:`IMAGE` and return the image id. Needs root (debootstrap) and a Docker engine.
+    Raises ``subprocess.CalledProcessError`` when debootstrap or tar fails."""
+    with tempfile.TemporaryDirectory(prefix="scbench-rootfs-") as scratch:
+        rootfs, tarball = Path(scratch) / "rootfs", Path(scratch) / "rootfs.tar"
+        log(f"debootstrap {suite} from {mirror} into {rootfs}")
+        subprocess.run(["debootstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", suite, str(rootfs),
+                        mirror], check=True, stdout=subprocess.DEVNULL)
+        for part in TRIMMED:
+            shutil.rmtree(rootfs / part, ignore_errors=True)
+        subprocess.run(["tar", "-C", str(rootfs), "-cf", str(tarball), "."], check=True)
+        log(f"importing {tarball.stat().st_size // 2**20} MiB as {IMAGE}")
+        repository, tag = IMAGE.rsplit(":", 1)
+        client().api.import_image_from_file(str(tarball), repository=repository, tag=tag, changes=CHANGES)
+    return client().images.get(IMAGE).id

@@ -1,0 +1,62 @@
+"""Serve a port of a sandbox that has no network: ``python3 -S relay.py SOCKET PORT``.
+
+Waits until something accepts connections on 127.0.0.1:PORT inside the sandbox, then listens
+on the Unix socket SOCKET (a path the host sees too) and bridges every connection to the port.
+The socket exists only once the server is ready, so connecting to it is the readiness probe.
+Standard library only, sockets and threads (cheap to start): it runs with whichever Python
+the sandbox has.
+"""
+
+import socket
+import sys
+import threading
+import time
+
+POLL = 0.01
+"""Seconds between attempts to reach the port before the server is ready."""
+
+
+def pump(source: socket.socket, sink: socket.socket) -> None:
+    """Copy ``source`` to ``sink`` until ``source`` ends or either side fails, then pass the
+    end on (half-close ``sink``)."""
+    try:
+        while data := source.recv(65536):
+            sink.sendall(data)
+        sink.shutdown(socket.SHUT_WR)
+    except OSError:
+        source.close()
+        sink.close()
+
+
+def bridge(client: socket.socket, port: int) -> None:
+    """Connect ``client`` to the port (closing it if nothing listens any more)."""
+    try:
+        upstream = socket.create_connection(("127.0.0.1", port))
+    except OSError:
+        client.close()
+        return
+    back = threading.Thread(target=pump, args=(upstream, client), daemon=True)
+    back.start()
+    pump(client, upstream)
+    back.join()
+    client.close()
+    upstream.close()
+
+
+def main(path: str, port: int) -> None:
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port)).close()
+            break
+        except OSError:
+            time.sleep(POLL)
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(path)
+    listener.listen(64)
+    while True:
+        client, _ = listener.accept()
+        threading.Thread(target=bridge, args=(client, port), daemon=True).start()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], int(sys.argv[2]))

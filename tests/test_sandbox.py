@@ -1,0 +1,104 @@
+"""The sandbox interface in every level present: limits, a persistent workspace for long runs
+(as the agent loop uses it), the level chosen and recorded, and usage errors for absent levels."""
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, sandbox_levels, scbench
+from scbench.evaluate import limits_of
+from scbench.problem.compiler import compile_problem
+from scbench.sandbox.base import host_variables, registry
+from scbench.sandbox.cgroup import hierarchies
+from scbench.sandbox.limits import Limits
+from scbench.sandbox.process import base_environment
+
+PROCESS_BOUND = {"local": False, "bwrap": bool(hierarchies()), "docker": True}
+"""Whether a level bounds the number of processes of a run: local does not (its documented gap),
+bwrap where a cgroup is writable."""
+
+
+def python(box, workdir: Path, script: str, env: dict[str, str] | None = None, timeout: float = 20.0):
+    return box.exec([box.python, "-c", script], workdir, env or {"PATH": "/usr/bin:/bin"}, workdir, None, timeout)
+
+
+@pytest.mark.parametrize("level", sandbox_levels())
+def test_memory_file_size_and_process_limits_hold(level):
+    with registry()[level](Limits(memory_mb=64, processes=24, file_mb=1)) as box:
+        workdir = box.scratch / "run"
+        workdir.mkdir()
+        box.own(workdir)
+        memory = python(box, workdir, "x = bytearray(128 * 2**20)")
+        written = python(box, workdir, "import signal; signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+                                       "try:\n    open('big', 'wb').write(b'x' * 2**21)\nexcept OSError as e:\n"
+                                       "    print(e.strerror)")
+        forks = python(box, workdir, "import os, time\nn = 0\ntry:\n    while n < 40:\n"
+                                     "        if os.fork() == 0:\n            time.sleep(5)\n            os._exit(0)\n"
+                                     "        n += 1\nexcept OSError:\n    pass\nprint(n)")
+    assert b"MemoryError" in memory.stderr and memory.exit_code == 1
+    assert (written.stdout, (workdir / "big").stat().st_size if (workdir / "big").exists() else 2**20) == \
+        (b"File too large\n", 2**20)
+    assert (int(forks.stdout) < 24) == PROCESS_BOUND[level]
+
+
+@pytest.mark.parametrize("level", sandbox_levels())
+def test_a_workspace_persists_across_runs_and_is_copied_out(level, tmp_path, monkeypatch):
+    monkeypatch.setenv("SCBENCH_TEST_TOKEN", "s3cret")
+    (tmp_path / "agent").mkdir()
+    workspace = tmp_path / "agent" / "workspace"
+    with registry()[level](writable=[tmp_path / "agent"]) as box:
+        box.copy_in(FIXTURES / "greet" / "solutions" / "python" / "checkpoint_1", workspace)
+        box.own(tmp_path / "agent")
+        env = {**base_environment(workspace, workspace), **host_variables(["SCBENCH_TEST_TOKEN", "NOT_SET_ANYWHERE"])}
+        first = python(box, workspace, "import os; open('notes.txt', 'w').write(os.environ['SCBENCH_TEST_TOKEN'])", env)
+        process = box.spawn([box.python, "-c", "import time; time.sleep(0.5); print(open('notes.txt').read())"],
+                            workspace, env, workspace)
+        second = process.wait(20)
+        box.copy_out(workspace, tmp_path / "out")
+    assert (first.exit_code, second.stdout, second.timed_out) == (0, b"s3cret\n", False)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["greet.py", "notes.txt"]
+    assert "NOT_SET_ANYWHERE" not in env and env["SCBENCH_TEST_TOKEN"] == "s3cret"
+
+
+def test_checkpoint_limits_override_the_problem_limits(tmp_path):
+    root = tmp_path / "kv"
+    shutil.copytree(FIXTURES / "kv", root)
+    config = (root / "config.yaml").read_text()
+    config = config.replace("timeout: 10\n", "timeout: 10\nlimits: {memory_mb: 512, cpu_s: 5}\n")
+    config = config.replace("checkpoint_2: {order: 2}", "checkpoint_2: {order: 2, limits: {cpu_s: 7, output_mb: 2}}")
+    (root / "config.yaml").write_text(config)
+    bundle = compile_problem(root)
+    assert (limits_of(bundle, 1), limits_of(bundle, 2)) == (
+        Limits(memory_mb=512, processes=256, cpu_s=5, file_mb=256, output_mb=8),
+        Limits(memory_mb=512, processes=256, cpu_s=7, file_mb=256, output_mb=2))
+
+
+@pytest.mark.parametrize("level", sandbox_levels())
+def test_the_level_used_is_recorded_in_the_results(kv, tmp_path, level):
+    done = scbench("eval", kv, "-c", 1, "-s", kv / "solutions/python/checkpoint_1", "--sandbox", level,
+                   "--out", tmp_path)
+    assert done.returncode == 0, done.stderr
+    recorded = json.loads((tmp_path / "results.json").read_text())["sandbox"]
+    assert recorded == registry()[level]().level
+    assert f"sandbox {recorded}" in done.stderr
+
+
+def test_an_unknown_or_absent_sandbox_is_a_usage_error(kv):
+    unknown = scbench("check", kv, "--sandbox", "vm")
+    absent = scbench("eval", kv, "-c", 1, "-s", kv, "--sandbox", "docker",
+                     env={**os.environ, "SCBENCH_DOCKER_IMAGE": "scbench-never-built:latest"})
+    assert (unknown.returncode, "unknown sandbox 'vm'; known: bwrap, docker, local" in unknown.stderr) == (2, True)
+    assert (absent.returncode, "Traceback" in absent.stderr) == (2, False)
+    assert "sandbox 'docker' is not available here" in absent.stderr
+
+
+@pytest.mark.parametrize("level", [param for param in sandbox_levels() if param.values == ("docker",)])
+def test_a_track_the_docker_image_lacks_is_one_clear_error(level, tmp_path):
+    greet = FIXTURES / "greet"
+    done = scbench("eval", greet, "-c", 1, "-s", greet / "solutions/rust/checkpoint_1", "-t", "rust",
+                   "--sandbox", level, "--out", tmp_path)
+    assert (done.returncode, "Traceback" in done.stderr) == (1, False)
+    assert "the docker sandbox has the python, node tracks, not rust: pass another --sandbox" in done.stderr
