@@ -85,8 +85,9 @@ class Theirs:
         tests = self.root / "tests"
 
         def ignored(directory: str, names: list[str]) -> list[str]:
-            other_tests = [n for n in names if Path(directory) == tests and n.startswith("test_checkpoint_")]
-            return [n for n in names if n == "__pycache__" or (n in other_tests and n != wanted)]
+            other_tests = Path(directory) == tests
+            return [n for n in names
+                    if n == "__pycache__" or (other_tests and n.startswith("test_checkpoint_") and n != wanted)]
 
         if (workspace / "tests").exists():
             shutil.rmtree(workspace / "tests")
