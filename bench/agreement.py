@@ -85,9 +85,9 @@ class Theirs:
         tests = self.root / "tests"
 
         def ignored(directory: str, names: list[str]) -> list[str]:
-            other_tests = Path(directory) == tests
+            top_level = Path(directory) == tests
             return [n for n in names
-                    if n == "__pycache__" or (other_tests and n.startswith("test_checkpoint_") and n != wanted)]
+                    if n == "__pycache__" or (top_level and n.startswith("test_checkpoint_") and n != wanted)]
 
         if (workspace / "tests").exists():
             shutil.rmtree(workspace / "tests")
