@@ -6,15 +6,12 @@ Every match is printed as one JSON object per line."""
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-
-from ast_grep_py import SgNode, SgRoot
 
 LANGUAGE_EXTENSIONS = {
     "python": (".py",),
@@ -25,12 +22,65 @@ EXTENSIONS = {ext: language for language, exts in LANGUAGE_EXTENSIONS.items() fo
 ALL_LANGUAGES = tuple(LANGUAGE_EXTENSIONS)
 DEFAULT_LANGUAGES = ALL_LANGUAGES
 KINDS = ("exact", "regex", "pattern")
-METAVARIABLE = re.compile(r"\$(?:(\$)|([A-Z_][A-Z0-9_]*)(\?)?)")
 REGEX_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
+
+# A pattern is literal text, `$$` (a literal `$`) and metavariables `$NAME` / `$NAME?`.
+PATTERN_PIECE = re.compile(r"\$\$|\$(\w+)(\?)?|\$")
+
+# ------------------------------------------------------------------ tokens
+
+OPERATORS = (">>>=", "<<=", ">>=", "**=", "//=", "...", "->*", "::", "->", "==", "!=", "<=", ">=", "+=", "-=",
+             "*=", "/=", "%=", "&=", "|=", "^=", "//", "**", "&&", "||", "??", "?.", "=>", "++", "--", "<<", ">>")
+QUOTED = r"{q}(?:\\[\s\S]?|[^{q}\\])*{q}?"
+LINE_COMMENT, BLOCK_COMMENT = r"{}[^\r\n]*", r"/\*[\s\S]*?(?:\*/|\Z)"
+C_COMMENTS = (LINE_COMMENT.format("//"), BLOCK_COMMENT)
+LEXICON = {
+    "python": ((LINE_COMMENT.format("#"),),
+               (r"'''[\s\S]*?(?:'''|\Z)", r'"""[\s\S]*?(?:"""|\Z)', QUOTED.format(q="'"), QUOTED.format(q='"'))),
+    "javascript": (C_COMMENTS, (QUOTED.format(q="'"), QUOTED.format(q='"'), QUOTED.format(q="`"))),
+    "cpp": (C_COMMENTS, (QUOTED.format(q="'"), QUOTED.format(q='"'))),
+}
+"""Language -> (comment forms, string literal forms)."""
+NUMBER = r"0[xX]\w*|(?=\.?\d)[\w.']+"
+WORD = r"(?:[^\W\d]|\$)(?:\w|\$)*"
+
+
+def lexer(language: str) -> re.Pattern[str]:
+    """Skips whitespace and comments (never backing into them); group 1 is the next token."""
+    comments, strings = LEXICON[language]
+    token = "|".join((*strings, NUMBER, WORD, *map(re.escape, OPERATORS), r"[\s\S]"))
+    return re.compile(rf"(?:[ \t\v\f\r\n]+|{'|'.join(comments)})*+({token})")
+
+
+LEXERS = {language: lexer(language) for language in LEXICON}
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    start: int
+    end: int
+
+
+def tokenize(text: str, language: str) -> list[Token]:
+    tokens, scan, position = [], LEXERS[language], 0
+    while found := scan.match(text, position):
+        tokens.append(Token(found.group(1), found.start(1), found.end(1)))
+        position = found.end()
+    return tokens
 
 
 class UsageError(Exception):
     """Invalid rules, root directory or encoding: exit code 1."""
+
+
+@dataclass(frozen=True)
+class Element:
+    """One step of a compiled pattern: a literal token text, or a metavariable ``name``."""
+
+    literal: str | None = None
+    name: str | None = None
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -40,7 +90,7 @@ class Rule:
     pattern: str
     languages: tuple[str, ...]
     regex: re.Pattern[str] | None = None
-    variants: tuple[Variant, ...] = ()
+    elements: dict[str, tuple[Element, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -65,25 +115,13 @@ class Match:
             "end": point(self.end),
             "match": self.text,
         }
-        if self.captures is not None:
+        if self.captures:
             record["captures"] = {name: self.captures[name] for name in sorted(self.captures)}
         return record
 
 
 def point(position: tuple[int, int]) -> dict:
     return {"line": position[0], "col": position[1]}
-
-
-@dataclass(frozen=True)
-class Variant:
-    """One concrete structural pattern: optional metavariables either kept or dropped.
-
-    Every occurrence of a metavariable gets its own alias so that all of its ranges can be
-    reported; ``aliases`` maps each alias to the metavariable name.
-    """
-
-    source: str
-    aliases: tuple[tuple[str, str], ...] = field(default=())
 
 
 # ------------------------------------------------------------------ rules
@@ -115,7 +153,7 @@ def parse_rule(entry: object) -> Rule:
     if kind == "regex":
         return Rule(rule_id, kind, pattern, languages, regex=compile_regex(rule_id, pattern, entry.get("regex_flags")))
     if kind == "pattern":
-        return Rule(rule_id, kind, pattern, languages, variants=compile_pattern(rule_id, pattern))
+        return Rule(rule_id, kind, pattern, languages, elements=compile_pattern(rule_id, pattern))
     return Rule(rule_id, kind, pattern, languages)
 
 
@@ -141,45 +179,27 @@ def compile_regex(rule_id: str, pattern: str, flags: object) -> re.Pattern[str]:
         raise UsageError(f"rule {rule_id}: invalid regex: {exc}") from exc
 
 
-def compile_pattern(rule_id: str, pattern: str) -> tuple[Variant, ...]:
-    """Expand a pattern into one variant per choice of present/absent optional metavariables."""
-    pieces = split_pattern(rule_id, pattern)
-    optional = sorted({piece[1] for piece in pieces if isinstance(piece, tuple) and piece[2]})
-    variants = []
-    for present in itertools.product((True, False), repeat=len(optional)):
-        kept = {name for name, keep in zip(optional, present, strict=True) if keep}
-        variants.append(build_variant(pieces, kept))
-    return tuple(variants)
+def compile_pattern(rule_id: str, pattern: str) -> dict[str, tuple[Element, ...]]:
+    """The pattern's elements in each language (literal text is split into that language's tokens)."""
+    require(all(found.group() != "$" for found in PATTERN_PIECE.finditer(pattern)),
+            f"rule {rule_id}: a '$' must start $NAME or be written $$")
+    return {language: pattern_elements(pattern, language) for language in ALL_LANGUAGES}
 
 
-def split_pattern(rule_id: str, pattern: str) -> list:
-    """Literal text pieces and (alias, name, optional) metavariable occurrences."""
-    pieces: list = []
-    position, counts = 0, {}
-    for found in METAVARIABLE.finditer(pattern):
-        pieces.append(pattern[position:found.start()])
-        if found.group(1):
-            pieces.append("$")
-        else:
-            name = found.group(2)
-            counts[name] = counts.get(name, 0) + 1
-            pieces.append((f"{name}_OCC{counts[name]}", "$" + name, bool(found.group(3))))
+def pattern_elements(pattern: str, language: str) -> tuple[Element, ...]:
+    elements: list[Element] = []
+    literal, position = "", 0
+    for found in PATTERN_PIECE.finditer(pattern):
+        literal += pattern[position:found.start()]
         position = found.end()
-    pieces.append(pattern[position:])
-    literal = "".join(piece for piece in pieces if isinstance(piece, str))
-    require(literal.count("$") == pattern.count("$$"), f"rule {rule_id}: a '$' must start $NAME or be written $$")
-    return pieces
-
-
-def build_variant(pieces: list, kept: set[str]) -> Variant:
-    source, aliases = [], []
-    for piece in pieces:
-        if isinstance(piece, str):
-            source.append(piece)
-        elif not piece[2] or piece[1] in kept:
-            source.append("$" + piece[0])
-            aliases.append((piece[0], piece[1]))
-    return Variant("".join(source), tuple(aliases))
+        if found.group(1) is None:
+            literal += "$"
+            continue
+        elements += [Element(token.text) for token in tokenize(literal, language)]
+        elements.append(Element(name="$" + found.group(1), optional=found.group(2) is not None))
+        literal = ""
+    literal += pattern[position:]
+    return (*elements, *(Element(token.text) for token in tokenize(literal, language)))
 
 
 # ------------------------------------------------------------------ files
@@ -237,56 +257,108 @@ def text_matches(rule: Rule, rel: str, language: str, text: str) -> list[Match]:
     ]
 
 
-def node_span(node: SgNode) -> tuple[tuple[int, int], tuple[int, int]]:
-    found = node.range()
-    return (found.start.line + 1, found.start.column + 1), (found.end.line + 1, found.end.column + 1)
+CLOSING = {")": "(", "]": "[", "}": "{"}
+OPENING = set(CLOSING.values())
+SEPARATORS = {";", ","}
 
 
-def bind_captures(node: SgNode, variant: Variant) -> dict | None:
-    """Captures of one structural match, or None when a repeated metavariable differs."""
-    captures: dict = {}
-    for alias, name in variant.aliases:
-        bound = node.get_match(alias)
-        if bound is None:
-            return None
-        start, end = node_span(bound)
-        entry = captures.setdefault(name, {"text": bound.text(), "ranges": []})
-        if entry["text"] != bound.text():
-            return None
-        entry["ranges"].append({"start": point(start), "end": point(end)})
-    for entry in captures.values():
-        entry["ranges"].sort(key=lambda r: (r["start"]["line"], r["start"]["col"]))
-    return captures
+def capture_ends(tokens: list[Token], start: int):
+    """End indices (exclusive), shortest first, of the runs from ``start`` a metavariable may bind:
+    no ``;`` or ``,`` token, brackets balanced."""
+    open_brackets: list[str] = []
+    for end in range(start, len(tokens)):
+        text = tokens[end].text
+        if text in SEPARATORS:
+            return
+        if text in OPENING:
+            open_brackets.append(text)
+        elif text in CLOSING and (not open_brackets or open_brackets.pop() != CLOSING[text]):
+            return
+        if not open_brackets:
+            yield end + 1
 
 
-def find_nodes(root: SgNode, source: str) -> list[SgNode]:
-    try:
-        return root.find_all(pattern=source)
-    except Exception:  # the pattern is not a single node of this language: no match
-        return []
+@dataclass(frozen=True)
+class TokenMatcher:
+    """Matches one pattern's elements against one file's tokens."""
+
+    elements: tuple[Element, ...]
+    tokens: list[Token]
+
+    def texts(self, start: int, end: int) -> list[str]:
+        return [token.text for token in self.tokens[start:end]]
+
+    def extend(self, at: int, step: int, bound: dict[str, list]) -> tuple[int, dict[str, list]] | None:
+        """Match elements ``step``... from token ``at``: (end token, metavariable -> [(start, end)])."""
+        if step == len(self.elements):
+            return at, bound
+        element = self.elements[step]
+        if element.name is None:
+            same = at < len(self.tokens) and self.tokens[at].text == element.literal
+            return self.extend(at + 1, step + 1, bound) if same else None
+        if element.name in bound:
+            first_start, first_end = bound[element.name][0]
+            end = at + first_end - first_start
+            if self.texts(at, end) != self.texts(first_start, first_end):
+                return None
+            return self.extend(end, step + 1, {**bound, element.name: [*bound[element.name], (at, end)]})
+        if element.optional and (found := self.extend(at, step + 1, bound)):
+            return found
+        for end in capture_ends(self.tokens, at):
+            if found := self.extend(end, step + 1, {**bound, element.name: [(at, end)]}):
+                return found
+        return None
+
+    def matches(self):
+        """(start token, end token, bindings) of each match, left to right, never overlapping."""
+        at = 0
+        while at < len(self.tokens):
+            found = self.extend(at, 0, {})
+            if found and found[0] > at:
+                yield at, *found
+                at = found[0]
+            else:
+                at += 1
 
 
-def pattern_matches(rule: Rule, rel: str, language: str, root: SgNode) -> list[Match]:
-    found: dict[tuple, Match] = {}
-    for variant in rule.variants:
-        for node in find_nodes(root, variant.source):
-            captures = bind_captures(node, variant)
-            start, end = node_span(node)
-            if captures is not None and (start, end) not in found:
-                found[(start, end)] = Match(rule.rule_id, rel, language, start, end, node.text(), captures)
-    return list(found.values())
+@dataclass(frozen=True)
+class Source:
+    """One decoded file: its text, its tokens and a line index."""
+
+    rel: str
+    language: str
+    text: str
+    tokens: list[Token]
+    index: LineIndex
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """Character offsets from the first character of token ``start`` to the end of token ``end - 1``."""
+        return self.tokens[start].start, self.tokens[end - 1].end
+
+    def capture(self, spans: list[tuple[int, int]]) -> dict:
+        ranges = []
+        for start, end in spans:
+            first, last = self.span(start, end)
+            ranges.append({"start": point(self.index.position(first)), "end": point(self.index.position(last))})
+        first, last = self.span(*spans[0])
+        return {"text": self.text[first:last], "ranges": ranges}
+
+    def pattern_matches(self, rule: Rule) -> list[Match]:
+        found = []
+        for start, end, bound in TokenMatcher(rule.elements[self.language], self.tokens).matches():
+            first, last = self.span(start, end)
+            captures = {name: self.capture(spans) for name, spans in bound.items()}
+            found.append(Match(rule.rule_id, self.rel, self.language, self.index.position(first),
+                               self.index.position(last), self.text[first:last], captures))
+        return found
 
 
 def search_file(rules: list[Rule], rel: str, language: str, text: str) -> list[Match]:
     matches: list[Match] = []
-    tree = None
+    source = Source(rel, language, text, tokenize(text, language), LineIndex(text))
     for rule in (rule for rule in rules if language in rule.languages):
-        if rule.kind != "pattern":
-            matches.extend(text_matches(rule, rel, language, text))
-            continue
-        if tree is None:
-            tree = SgRoot(text, language).root()
-        matches.extend(pattern_matches(rule, rel, language, tree))
+        matches.extend(source.pattern_matches(rule) if rule.kind == "pattern" else
+                       text_matches(rule, rel, language, text))
     return matches
 
 
