@@ -18,7 +18,7 @@ os.environ.setdefault("SCBENCH_CACHE", tempfile.mkdtemp(prefix="scbench-test-cac
 def scbench(*args: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run ``python -m scbench`` with ``args`` (in ``env``, default ours); output captured as text."""
     return subprocess.run([sys.executable, "-m", "scbench", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, timeout=600, env={**(env or os.environ), "COLUMNS": "200"})
+                          text=True, timeout=1800, env={**(env or os.environ), "COLUMNS": "200"})
 
 
 def processes_with(marker: str) -> list[int]:
@@ -41,10 +41,16 @@ def kv() -> Path:
     return FIXTURES / "kv"
 
 
+REQUIRED_LEVELS = set(filter(None, os.environ.get("SCBENCH_REQUIRE_SANDBOXES", "").split(",")))
+"""Sandbox levels that must run (CI sets ``bwrap,docker``): where one is missing its tests fail, never skip."""
+
+
 def sandbox_levels() -> list:
-    """One pytest param per sandbox level, skipped (with the reason) where this machine lacks it."""
+    """One pytest param per sandbox level, skipped (with the reason) where this machine lacks it,
+    unless the level is in ``SCBENCH_REQUIRE_SANDBOXES``."""
     from scbench.sandbox.base import registry
-    return [pytest.param(name, marks=pytest.mark.skipif(bool(level.unavailable()), reason=level.unavailable()))
+    return [pytest.param(name, marks=pytest.mark.skipif(bool(level.unavailable()) and name not in REQUIRED_LEVELS,
+                                                        reason=level.unavailable()))
             for name, level in registry().items()]
 
 

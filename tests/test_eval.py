@@ -5,6 +5,8 @@ import re
 import shutil
 from xml.etree import ElementTree
 
+import pytest
+
 from conftest import FIXTURES, ROOT, scbench
 from scbench.evaluate import Target, evaluate
 from scbench.problem.compiler import compile_problem
@@ -120,11 +122,11 @@ def test_check_fails_on_a_spec_leak_and_reports_mutation_scores(kv, tmp_path):
     assert "flaky" not in done.stdout
 
 
-def test_shipped_problems_are_consistent():
-    for problem in sorted((ROOT / "problems").iterdir()):
-        done = scbench("check", problem)
-        assert done.returncode == 0, done.stdout[-3000:]
-        assert done.stdout.rstrip().endswith("consistent") and "reference solutions" not in done.stderr
+@pytest.mark.parametrize("problem", sorted(path.name for path in (ROOT / "problems").iterdir()))
+def test_shipped_problems_are_consistent(problem):
+    done = scbench("check", ROOT / "problems" / problem)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert done.stdout.rstrip().endswith("consistent") and "reference solutions" not in done.stderr
 
 
 def test_regression_ignore_drops_fields_a_later_checkpoint_adds(kv, tmp_path):
