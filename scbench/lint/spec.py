@@ -149,7 +149,7 @@ RULES: tuple[SpecRule, ...] = (
          "prescribing functions, classes or modules fixes the architecture (design rule 1)",
          "specify the command line or API and its observable results only"),
     rule("language-prescription",
-         rf"\b(?:in|using|written in)\s+{LANGUAGES}(?!\s*(?:source|files?|code|programs?|projects?|syntax"
+         rf"\b(?:in|using|written in)\s+{LANGUAGES}(?!\w)(?!\s*(?:sources?|files?|code|programs?|projects?|syntax"
          rf"|comments?|strings?|identifiers?|patterns?|rules?)\b)|\b{LANGUAGES}\s+(?:script|function|class|module"
          r"|package)\b",
          "problems are language-agnostic: any track may solve them (design rule 3)",

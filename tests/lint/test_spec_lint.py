@@ -126,3 +126,12 @@ def test_language_constructs_and_standard_names_of_any_language_are_found(tmp_pa
         (7, "language-construct", "f-strings"),
         (7, "language-construct", "goroutine"),
     ]
+
+
+def test_a_language_name_is_matched_whole_not_as_the_start_of_a_longer_one(tmp_path) -> None:
+    root = tmp_path / "kv"
+    shutil.copytree(FIXTURES / "kv", root)
+    (root / "checkpoint_1.md").write_text("# kv\n\nMatches in JavaScript files and in C++ sources are reported.\n"
+                                          "The tool itself is written in Java.\n")
+    found = [(f.line, f.rule, f.text) for f in lint_specs(root, load(root)) if f.rule == "language-prescription"]
+    assert found == [(4, "language-prescription", "written in Java")]
