@@ -218,6 +218,66 @@ def _compared(expected: Any, actual: Any, spec: OutputExpectation) -> tuple[Any,
     return expected, *reorderings(expected, actual, [])
 
 
+def multiset_key(item: Any) -> str:
+    """A string identity of ``item`` (canonical) in which every list counts as a multiset, at every
+    level: two values are equal with lists unordered exactly when their keys are equal. One pass,
+    each list's item keys sorted."""
+    if isinstance(item, dict):
+        return "{" + ",".join(f"{_json(key)}:{multiset_key(child)}" for key, child in sorted(item.items())) + "}"
+    if isinstance(item, list):
+        return "[" + ",".join(sorted(map(multiset_key, item))) + "]"
+    return _json(item)
+
+
+def unpaired(expected: list, actual: list) -> tuple[list[int], list[int]]:
+    """The positions of the items of two unordered lists left once every item is paired with an
+    exactly equal one of the other list (at most once each): ``(expected positions, actual positions)``."""
+    expected_keys, actual_keys = list(map(multiset_key, expected)), list(map(multiset_key, actual))
+    waiting = Counter(actual_keys)
+    left_expected = [index for index, key in enumerate(expected_keys) if not _take(waiting, key)]
+    paired = Counter(expected_keys) - Counter(expected_keys[index] for index in left_expected)
+    return left_expected, [index for index, key in enumerate(actual_keys) if not _take(paired, key)]
+
+
+def _take(counter: Counter, key: str) -> bool:
+    """Take one ``key`` from ``counter`` if it has one; whether it had."""
+    if counter[key] <= 0:
+        return False
+    counter[key] -= 1
+    return True
+
+
+def _unordered_lines(expected: Any, actual: Any, spec: OutputExpectation) -> list[str]:
+    """Differences of two values compared with lists as multisets. DeepDiff pairs unequal items by
+    distance, which costs time exponential in nesting and slow on long lists, so exactly equal
+    values and exactly equal items of a top-level list are settled first, and only the items left
+    over go to DeepDiff (their paths keep the positions they have in the whole lists: the expected
+    item's, or an extra actual item's own)."""
+    if multiset_key(expected) == multiset_key(actual):
+        return []
+    if not (isinstance(expected, list) and isinstance(actual, list)):
+        return _deepdiff_lines(expected, actual, spec, lambda path, kind: path)
+    left_expected, left_actual = unpaired(expected, actual)
+
+    def placed(path: list, kind: str) -> list:
+        # DeepDiff places a difference at the expected item's position, an extra actual item at its own
+        extra = kind == "iterable_item_added" and len(path) == 1
+        return [(left_actual if extra else left_expected)[path[0]], *path[1:]] if path else path
+
+    return _deepdiff_lines([expected[i] for i in left_expected], [actual[i] for i in left_actual], spec, placed)
+
+
+def _deepdiff_lines(expected: Any, actual: Any, spec: OutputExpectation,
+                    placed: Callable[[list, str], list]) -> list[str]:
+    """One line per DeepDiff difference, its path (a list of keys) passed through ``placed``."""
+    diff = DeepDiff(expected, actual, ignore_order=spec.unordered, report_repetition=spec.unordered,
+                    custom_operators=[LeafOperator(spec.tolerance)], view="tree",
+                    threshold_to_diff_deeper=0)
+    skipped = {"dictionary_item_added"} if spec.subset else set()
+    return [f"{json_path(placed(level.path(output_format='list'), kind))}: {MESSAGES[kind](level)}"
+            for kind, levels in diff.items() if kind not in skipped for level in levels]
+
+
 def differences(expected: Any, actual: Any, spec: OutputExpectation) -> list[str]:
     """Every difference between the expected and the actual parsed value under ``spec``
     (ignore, sort_by, subset, unordered, tolerance, wildcards, key_order); empty if they match.
@@ -225,12 +285,8 @@ def differences(expected: Any, actual: Any, spec: OutputExpectation) -> list[str
     a tolerance; a boolean never equals a number; without ``unordered`` a list holding the
     expected items in another order is one line, "same items, different order"."""
     expected, actual, reordered = _compared(expected, actual, spec)
-    diff = DeepDiff(expected, actual, ignore_order=spec.unordered, report_repetition=spec.unordered,
-                    custom_operators=[LeafOperator(spec.tolerance)], view="tree",
-                    threshold_to_diff_deeper=0)
-    skipped = {"dictionary_item_added"} if spec.subset else set()
-    lines = [f"{json_path(level.path(output_format='list'))}: {MESSAGES[kind](level)}"
-             for kind, levels in diff.items() if kind not in skipped for level in levels]
+    lines = (_unordered_lines(expected, actual, spec) if spec.unordered
+             else _deepdiff_lines(expected, actual, spec, lambda path, kind: path))
     lines += reordered
     if spec.key_order and not lines:
         lines = _key_order(expected, actual, [])
