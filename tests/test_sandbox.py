@@ -45,6 +45,20 @@ def test_memory_file_size_and_process_limits_hold(level):
 
 
 @pytest.mark.parametrize("level", sandbox_levels())
+def test_a_run_that_ends_leaves_the_runs_beside_it_alone(level):
+    # before: docker killed every process of the container without a marker, so another run's
+    # child with a cleared environment (or an exec still starting) died when any run ended
+    with registry()[level](parallel=2) as box:
+        workdir = box.scratch / "run"
+        workdir.mkdir()
+        box.own(workdir)
+        beside = box.spawn([box.python, "-c", "import subprocess; print(subprocess.run(['/bin/sleep', '3'], "
+                                              "env={}).returncode)"], workdir, {"PATH": "/usr/bin:/bin"}, workdir)
+        ending = python(box, workdir, "import time; time.sleep(1)")
+        assert (ending.exit_code, beside.wait(20).stdout) == (0, b"0\n")
+
+
+@pytest.mark.parametrize("level", sandbox_levels())
 def test_a_workspace_persists_across_runs_and_is_copied_out(level, tmp_path, monkeypatch):
     monkeypatch.setenv("SCBENCH_TEST_TOKEN", "s3cret")
     (tmp_path / "agent").mkdir()
@@ -80,10 +94,26 @@ def test_checkpoint_limits_override_the_problem_limits(tmp_path):
 def test_the_level_used_is_recorded_in_the_results(kv, tmp_path, level):
     done = scbench("eval", kv, "-c", 1, "-s", kv / "solutions/python/checkpoint_1", "--sandbox", level,
                    "--out", tmp_path)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, done.stdout + done.stderr
     recorded = json.loads((tmp_path / "results.json").read_text())["sandbox"]
     assert recorded == registry()[level]().level
     assert f"sandbox {recorded}" in done.stdout
+
+
+@pytest.fixture
+def home_cache(tmp_path):
+    """A cache directory in the user's real home (where scbench keeps it by default), removed after."""
+    cache = Path.home() / ".cache" / f"scbench-test-{tmp_path.name}"
+    yield cache
+    shutil.rmtree(cache, ignore_errors=True)
+
+
+@pytest.mark.parametrize("level", sandbox_levels())
+def test_a_cache_in_the_users_home_serves_every_level(kv, home_cache, level):
+    # before: run as root, the docker runs' user could not pass the image's /root (mode 0700)
+    done = scbench("eval", kv, "-c", 1, "-s", kv / "solutions/python/checkpoint_1", "--sandbox", level,
+                   env={**os.environ, "SCBENCH_CACHE": str(home_cache)})
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_an_unknown_or_absent_sandbox_is_a_usage_error(kv):

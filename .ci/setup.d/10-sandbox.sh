@@ -24,7 +24,8 @@ if ! docker info >/dev/null 2>&1; then
     docker info >/dev/null
 fi
 
-if ! docker image inspect "${SCBENCH_DOCKER_IMAGE:-scbench-sandbox:latest}" >/dev/null 2>&1; then
-    [ -x .venv/bin/scbench ] || { python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]'; }
+[ -x .venv/bin/scbench ] || { python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]'; }
+if ! docker image inspect "$(.venv/bin/python -c 'from scbench.sandbox.docker import IMAGE; print(IMAGE)')" \
+        >/dev/null 2>&1; then
     .venv/bin/scbench sandbox build-image
 fi

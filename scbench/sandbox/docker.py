@@ -6,9 +6,10 @@ Unix socket), a read-only root, a private ``/tmp``, no capabilities, a non-root 
 and process limits sized for the runs it holds at once, and the sandbox's scratch directory,
 ``writable`` and ``visible`` paths bind-mounted at the host's paths. Each run is an ``exec``
 waited for through a pidfd on its host PID and killed from the host like a local process;
-then every process of the container without an environment marker is killed too (the
-container's own processes carry one), so a descendant that cleared its environment dies with
-its run.
+then the processes without an environment marker that it left (adopted by the container's
+init, or children of its own dying processes) are killed with their descendants, so one that
+cleared its environment dies with its run, while the runs beside it, and an exec still
+starting (which has no marker yet), are left alone.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ from scbench.sandbox.base import RELAY, Sandbox
 from scbench.sandbox.limits import MIB
 from scbench.sandbox.process import MARKER, BoundedReader, Process, signal_from_shell_status
 
-IMAGE = os.environ.get("SCBENCH_DOCKER_IMAGE", "scbench-sandbox:latest")
-"""The image runs use; ``scbench sandbox build-image`` builds it."""
+IMAGE = os.environ.get("SCBENCH_DOCKER_IMAGE", "scbench-sandbox:2")
+"""The image runs use; ``scbench sandbox build-image`` builds it. Its tag is the version of the
+recipe (:mod:`scbench.sandbox.image`): a changed recipe gets a new tag, so that machines build it."""
 
 SANDBOX_UID = 1000
 TRUST_STORE = Path("/etc/ssl/certs/ca-certificates.crt")
@@ -48,26 +50,52 @@ def user() -> str:
     return f"{os.getuid()}:{os.getgid()}" if os.getuid() else f"{SANDBOX_UID}:{SANDBOX_UID}"
 
 
-def kill_unmarked(container_id: str) -> None:
-    """SIGKILL the processes of the container that carry no environment marker: descendants
-    of a run that cleared their environment (the container's own processes carry one too)."""
+EXITING = ""
+"""The marker :func:`container_processes` gives a process whose environment is gone."""
+
+
+def container_processes(container_id: str) -> dict[int, tuple[int, str | None]]:
+    """The processes of the container, seen from the host: ``{pid: (parent pid, its marker)}``,
+    the marker None where it has none and :data:`EXITING` where its environment is gone (an
+    exiting process); processes that vanish while ``/proc`` is scanned are passed over."""
+    prefix, found = f"{MARKER}=".encode(), {}
     for entry in Path("/proc").iterdir():
         with contextlib.suppress(OSError):
-            if entry.name.isdigit() and container_id in (entry / "cgroup").read_text() \
-                    and f"{MARKER}=".encode() not in (entry / "environ").read_bytes():
-                os.kill(int(entry.name), signal.SIGKILL)
+            if entry.name.isdigit() and container_id in (entry / "cgroup").read_text():
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                environ = (entry / "environ").read_bytes()
+                marks = [item[len(prefix):].decode() for item in environ.split(b"\0") if item.startswith(prefix)]
+                found[int(entry.name)] = (parent, marks[0] if marks else None if environ else EXITING)
+    return found
+
+
+def kill_unmarked(container_id: str, marker: str) -> None:
+    """SIGKILL, with their descendants, the processes without a marker whose parent in the
+    container is the container's own (its init), one of the ended run's (``marker``) or exiting:
+    descendants of the run ``marker`` that cleared their environment. Other runs are spared:
+    their processes descend from an ``exec`` (whose parent is outside the container, also while
+    it starts and has no marker yet) or from a process with their marker."""
+    processes = container_processes(container_id)
+    ended = {EXITING, marker, "container"}
+    doomed = [pid for pid, (parent, mark) in processes.items()
+              if mark is None and parent in processes and processes[parent][1] in ended]
+    while doomed:
+        pid = doomed.pop()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        doomed += [child for child, (parent, _) in processes.items() if parent == pid]
 
 
 class DockerExec(Process):
     """``argv`` run with ``docker exec`` in ``container`` (stdout and stderr demultiplexed);
-    once it is killed, so is every process of the container without a marker."""
+    once it is killed, so are the processes without a marker it left (:func:`kill_unmarked`)."""
 
     def __init__(self, container, argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None,
                  output_limit: int):
         from docker.utils.socket import frames_iter
         api = client().api
-        self.after_kill = functools.partial(kill_unmarked, container.id)
         self.marker = uuid.uuid4().hex
+        self.after_kill = functools.partial(kill_unmarked, container.id, self.marker)
         self.exec_id = api.exec_create(container.id, argv, stdin=stdin is not None, workdir=str(cwd),
                                        environment={**env, MARKER: self.marker}, user=user())["Id"]
         self.socket = api.exec_start(self.exec_id, socket=True)._sock

@@ -35,6 +35,8 @@ def build_image(suite: str = "bookworm", mirror: str = MIRROR, log: Callable[[st
                         mirror], check=True, stdout=subprocess.DEVNULL)
         for part in TRIMMED:
             shutil.rmtree(rootfs / part, ignore_errors=True)
+        # scbench run as root keeps its cache under /root, bind-mounted at the same path: the runs' user must pass
+        (rootfs / "root").chmod(0o755)
         subprocess.run(["tar", "-C", str(rootfs), "-cf", str(tarball), "."], check=True)
         log(f"importing {tarball.stat().st_size // 2**20} MiB as {IMAGE}")
         repository, tag = IMAGE.rsplit(":", 1)
