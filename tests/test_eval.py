@@ -143,6 +143,30 @@ def test_regression_ignore_drops_fields_a_later_checkpoint_adds(kv, tmp_path):
     assert evaluate(compile_problem(root), 2, Target(solution.parent, "python")).summary.strict
 
 
+def test_regression_ignore_holds_at_every_later_checkpoint(kv, tmp_path):
+    # before: only the running checkpoint's paths were ignored, so a field checkpoint 2 adds
+    # failed checkpoint 1's cases again at checkpoint 3
+    root = tmp_path / "kv"
+    shutil.copytree(kv, root)
+    shutil.copy(root / "checkpoint_2.md", root / "checkpoint_3.md")
+    (root / "cases/checkpoint_3").mkdir()
+    (root / "cases/checkpoint_3/core.yaml").write_text(
+        "cases:\n  - {id: count_again, args: [count, '{data}/docs/a.txt'], "
+        "expect: {stdout: {format: json, subset: true, value: {words: 5}}}}\n")
+    solution = root / "solutions/python/checkpoint_3/kv.py"
+    solution.parent.mkdir(parents=True)
+    solution.write_text((root / "solutions/python/checkpoint_2/kv.py").read_text().replace(
+        '{"key": key, "value": value}', '{"key": key, "value": value, "bytes": len(value)}'))
+    config = root / "config.yaml"
+    config.write_text(config.read_text().replace(
+        "checkpoint_2: {order: 2}", 'checkpoint_2: {order: 2, regression_ignore: ["$[*].bytes"]}\n'
+        "  checkpoint_3: {order: 3}"))
+    results = evaluate(compile_problem(root), 3, Target(solution.parent, "python"))
+    assert [(c.id, c.passed) for c in results.cases if c.category == "regression"] == [
+        ("set_then_get", True), ("dump_sorted", True), ("get_missing", True), ("count_doc", True),
+        ("count_data_placeholder", True)]
+
+
 def test_the_same_cases_run_against_python_node_rust_and_java():
     done = scbench("check", FIXTURES / "greet")
     assert done.returncode == 0, done.stderr
