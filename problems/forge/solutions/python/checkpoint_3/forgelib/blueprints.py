@@ -54,7 +54,8 @@ def normalise(store, document, name):
     """The stored form of a blueprint ``document`` whose name must be ``name``."""
     if "materials" not in document:
         raise invalid("materials is required")
-    return {"name": name, "description": check_string(document.get("description", ""), "description"), "materials": check_materials(store, document["materials"]),
+    return {"name": name, "description": check_string(document.get("description", ""), "description"),
+            "materials": check_materials(store, document["materials"]),
             "tags": check_tags(document.get("tags", []))}
 
 
