@@ -22,16 +22,14 @@ def check_ref(store, ref, where, owner):
     return {"module": name, "quantity": quantity}
 
 
-def find_cycle(store, owner, names, path):
-    """The first path from ``owner`` back to itself through ``names``, depth first, or None."""
+def cycles(store, owner, names, path):
+    """The paths from ``owner`` back to itself through ``names``, depth first, in reference order."""
     for name in names:
         if name == owner:
-            return [*path, owner]
-        found = find_cycle(store, owner, [ref["module"] for ref in find_module(store, name)["modules"]],
-                           [*path, name])
-        if found:
-            return found
-    return None
+            yield [*path, owner]
+        else:
+            yield from cycles(store, owner, [ref["module"] for ref in find_module(store, name)["modules"]],
+                              [*path, name])
 
 
 def check_refs(store, refs, owner=None):
@@ -42,7 +40,7 @@ def check_refs(store, refs, owner=None):
     names = [ref["module"] for ref in checked]
     if len(set(names)) != len(names):
         raise invalid(f"module {next(name for name in names if names.count(name) > 1)} appears twice in modules")
-    cycle = find_cycle(store, owner, names, [owner]) if owner else None
+    cycle = next(cycles(store, owner, names, [owner]), None) if owner else None
     if cycle:
         raise ForgeError("validation_error", f"{owner} contains itself", {"cycle": cycle})
     return checked
