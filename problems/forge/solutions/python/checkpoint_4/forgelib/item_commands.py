@@ -20,11 +20,11 @@ def create(store, args, options, stdin):
         raise invalid(f"unit must name a unit, got {document.get('unit')!r}")
     if find_item(store, name) is not None:
         raise conflict(f"an item named {name} exists")
-    clashing = sorted({blueprint for blueprint, material in all_materials(store)
+    clashing = sorted({label for label, material in all_materials(store)
                        if material["item"] == name and find_unit(store, material["unit"])["dimension"]
                        != unit["dimension"]})
     if clashing:
-        raise conflict(f"blueprints {', '.join(clashing)} use {name} in units that are not {unit['dimension']}")
+        raise conflict(f"{', '.join(clashing)} use {name} in units that are not {unit['dimension']}")
     item = {"name": name, "description": description, "unit": unit["name"], "dimension": unit["dimension"]}
     store.collection(KIND)[name] = item
     return item

@@ -35,11 +35,10 @@ def create(store, args, options, stdin):
 
 
 def users(store, name):
-    """What still uses unit ``name``: items, defined units and blueprint materials."""
+    """What still uses unit ``name``: items, defined units, and materials of blueprints and modules."""
     return ([f"item {item['name']}" for item in store.collection(ITEMS).values() if item["unit"] == name]
             + [f"unit {unit['name']}" for unit in store.collection(KIND).values() if unit["defined_from"] == name]
-            + sorted({f"blueprint {blueprint}" for blueprint, material in all_materials(store)
-                      if material["unit"] == name}))
+            + sorted({label for label, material in all_materials(store) if material["unit"] == name}))
 
 
 def delete(store, args, options, stdin):
