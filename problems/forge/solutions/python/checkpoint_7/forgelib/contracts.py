@@ -40,7 +40,9 @@ class Check:
         """``value[member]`` of an object ``value`` at ``path``; a problem when it is missing."""
         if value is INVALID:
             return INVALID
-        return value[member] if member in value else self.fail(f"{path}.{member}", "is required")
+        if member not in value:
+            return self.fail(f"{path}.{member}", "is required")
+        return value[member]
 
     def array(self, value, path):
         return self.ensure(value, path, lambda value: isinstance(value, list), "must be an array")
