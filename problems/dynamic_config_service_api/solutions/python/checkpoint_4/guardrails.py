@@ -130,14 +130,16 @@ def bundle_parts(body: dict) -> tuple[dict, dict, dict]:
 
 
 def check_modules(modules: dict, data: dict) -> None:
+    """Refuse a bundle that is too large, empty, calls a forbidden built-in, does not load, or whose entrypoints
+    (evaluated once against an empty input, when that fits in the engine's budget) are missing or malformed."""
     if sum(len(source.encode("utf-8")) for source in modules.values()) > MAX_MODULE_BYTES:
         raise ApiError(413, "too_large", "the bundle's modules exceed 1 MiB")
     if not modules:
         raise policy_invalid("a bundle needs at least one Rego module")
     if any(FORBIDDEN_CALL.search(source) for source in modules.values()):
         raise policy_invalid("policies may not read files, the network or the runtime")
-    found = run_bundle(modules, data, {})
-    if all(value is None for value in found.values()):
+    finished, found = run_within(BUDGET_S, partial(run_bundle, modules, data, {}))
+    if finished and all(value is None for value in found.values()):
         raise policy_invalid("a bundle must define data.guardrails.deny or data.guardrails.warn")
 
 
