@@ -29,16 +29,9 @@ QUERY = ("t := type_name(data.guardrails.{rule}); keys := [k | data.guardrails.{
          "values := [v | v := data.guardrails.{rule}[_]]")
 
 
-def policy_invalid(message: str) -> ApiError:
-    return ApiError(422, "policy_invalid", message)
-
-
-def policy_not_found(message: str) -> ApiError:
-    return ApiError(404, "policy_not_found", message)
-
-
-def policy_conflict(message: str) -> ApiError:
-    return ApiError(409, "policy_conflict", message)
+policy_invalid = partial(ApiError, 422, "policy_invalid")
+policy_not_found = partial(ApiError, 404, "policy_not_found")
+policy_conflict = partial(ApiError, 409, "policy_conflict")
 
 
 # ------------------------------------------------------------------ the engine
@@ -295,16 +288,22 @@ class Guardrails:
         found = body.get("violation")
         if not isinstance(found, dict):
             raise bad_input("violation must be an object")
-        policy, target = found.get("policy") or {}, found.get("target") or {}
-        scope = target.get("scope") if isinstance(target.get("scope"), dict) else {}
-        matching = [b for b in self.bindings.all if b["bundle"] == {"name": policy.get("name"),
-                                                                     "version": policy.get("version")}
-                    and selects(b["selector"], scope)]
-        lines = [f"Selector matched: {' '.join(f'{k}={v}' for k, v in matching[0]['selector'].items())}",
-                 f"Binding priority={matching[0]['priority']} graph_keys={','.join(matching[0]['graph_keys'])} "
-                 f"policy={policy.get('name')}@{policy.get('version')}"] if matching else []
+        target = found.get("target") or {}
+        lines = self.binding_lines(found.get("policy") or {}, target.get("scope"))
         lines.append(f"Resolved {target.get('name', '')} {found.get('path') or '/'} triggered rule "
                      f"{found.get('rule_id') or found.get('id', '')}")
         lines += [str(found["message"])] if found.get("message") else []
         error = str(found.get("severity", "error")).lower() == "error"
         return {"explain": lines + ["Decision: DENY (error)" if error else "Decision: WARN (warning)"]}
+
+    def binding_lines(self, policy: dict, scope) -> list[str]:
+        """The first binding of ``policy`` that applies to ``scope``, as two lines; none when there is none."""
+        bundle = {"name": policy.get("name"), "version": policy.get("version")}
+        scope = scope if isinstance(scope, dict) else {}
+        matching = [b for b in self.bindings.all if b["bundle"] == bundle and selects(b["selector"], scope)]
+        if not matching:
+            return []
+        first = matching[0]
+        return [f"Selector matched: {' '.join(f'{k}={v}' for k, v in first['selector'].items())}",
+                f"Binding priority={first['priority']} graph_keys={','.join(first['graph_keys'])} "
+                f"policy={bundle['name']}@{bundle['version']}"]
