@@ -9,6 +9,7 @@ import pytest
 
 from conftest import FIXTURES, ROOT, scbench
 from scbench.evaluate import Target, evaluate
+from scbench.mutants import mutation_score
 from scbench.problem.compiler import compile_problem
 from scbench.report.junit import write_junit
 from scbench.run.tracks import prepare
@@ -120,6 +121,19 @@ def test_check_fails_on_a_spec_leak_and_reports_mutation_scores(kv, tmp_path):
     assert "checkpoint_1.md:8: error[data-structure-hint]: Keep the pairs in a global dict" in done.stdout
     assert "mutation score (python references)" in done.stdout
     assert "flaky" not in done.stdout
+
+
+def test_mutation_score_runs_the_reference_under_the_checkpoints_limits(kv, tmp_path):
+    root = tmp_path / "kv"
+    shutil.copytree(kv, root)
+    config = root / "config.yaml"
+    config.write_text(config.read_text().replace("  checkpoint_1: {order: 1}",
+                                                 "  checkpoint_1: {order: 1, limits: {memory_mb: 3000}}"))
+    solution = root / "solutions/python/checkpoint_1/kv.py"
+    solution.write_text("import resource\nassert resource.getrlimit(resource.RLIMIT_DATA)[0] == 3000 * 2**20\n"
+                        + solution.read_text())
+    score = mutation_score(compile_problem(root), 1, solution.parent)
+    assert (score.killed, score.total) == (9, 12)
 
 
 @pytest.mark.parametrize("problem", sorted(path.name for path in (ROOT / "problems").iterdir()))
