@@ -59,6 +59,7 @@ def run(
     agent_command: Annotated[str | None, typer.Option(
         "--agent-command", help="any command, run in the workspace; placeholders {prompt_file} {workspace} "
                                 "{checkpoint} {model}")] = None,
+    name: Annotated[str, typer.Option("--name", help="what reports call an --agent-command agent")] = "command",
     model: Annotated[str | None, typer.Option("--model", help="the model, for {model}")] = None,
     prompt: Annotated[str, typer.Option("--prompt", help="prompt template of prompts/: just-solve, anti-slop, "
                                         "plan-first")] = "just-solve",
@@ -111,7 +112,7 @@ def run(
     if missing:
         raise typer.BadParameter(f"agent {agent} needs a credential: {missing}", param_hint="--agent")
     bundle = load_bundle(problem)
-    name = agent or "command"
+    name = agent or name
     run_dir = out or Path("runs") / f"{bundle.config.name}-{name}-{datetime.now(UTC):%Y%m%dT%H%M%S}"
     call = Call(chosen, timeout or chosen.timeout_s, _values(chosen, model, snapshots), tuple(secret or ()),
                 tuple(env or ()), choose(sandbox))
