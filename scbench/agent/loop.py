@@ -79,10 +79,10 @@ def fresh_record(bundle: Bundle, experiment: Experiment) -> RunRecord:
                      started=now(), cost_limit_usd=experiment.cost_limit_usd, checkpoints=checkpoints)
 
 
-def _kept(old: CheckpointRecord | None, new: CheckpointRecord, log: Callable[[str], None]) -> CheckpointRecord | None:
+def _kept(old: CheckpointRecord, new: CheckpointRecord, log: Callable[[str], None]) -> CheckpointRecord | None:
     """``old`` as it may be kept (graded again when its grading inputs changed), or ``None`` when it
     must run again."""
-    if old is None or old.status not in COMPLETE:
+    if old.status not in COMPLETE:
         return None
     if old.prompt_sha256 != new.prompt_sha256:
         log(f"{new.name}: its prompt changed since it ran (spec, template or track words): it runs again, "
@@ -94,30 +94,43 @@ def _kept(old: CheckpointRecord | None, new: CheckpointRecord, log: Callable[[st
     return old
 
 
-def resumed_record(run_dir: Path, fresh: RunRecord, log: Callable[[str], None]) -> RunRecord:
-    """``fresh`` with the complete checkpoints of the run in ``run_dir`` kept, up to the first that
-    must run again; the directories of the others are removed (said on ``log``). Raises
-    :class:`RunDirError` when that run is another experiment."""
-    old = read_run(run_dir)
+def _same_experiment(run_dir: Path, old: RunRecord, fresh: RunRecord) -> None:
+    """Raise :class:`RunDirError` unless ``old`` and ``fresh`` are the same experiment."""
     changed = [f"{key} {was!r} (now {fresh.identity()[key]!r})" for key, was in old.identity().items()
                if was != fresh.identity()[key]]
     if changed:
         raise RunDirError(f"{run_dir} holds another experiment: {'; '.join(changed)}; "
                           "resume it with the same settings or choose another --out")
-    previous = {cp.number: cp for cp in old.checkpoints if cp.name == fresh.checkpoint(cp.number).name} \
-        if len(old.checkpoints) == len(fresh.checkpoints) else {}
+
+
+def _kept_prefix(old: RunRecord, fresh: RunRecord, log: Callable[[str], None]) -> list[CheckpointRecord]:
+    """The records of ``old`` kept, checkpoint by checkpoint, up to the first that must run again
+    (all run again when the problem's checkpoints are not the same)."""
+    if [cp.name for cp in old.checkpoints] != [cp.name for cp in fresh.checkpoints]:
+        return []
     kept: list[CheckpointRecord] = []
-    for new in fresh.checkpoints:
-        record = _kept(previous.get(new.number), new, log)
+    for was, new in zip(old.checkpoints, fresh.checkpoints, strict=True):
+        record = _kept(was, new, log)
         if record is None:
             break
         kept.append(record)
-    for new in fresh.checkpoints[len(kept):]:
+    return kept
+
+
+def resumed_record(run_dir: Path, fresh: RunRecord, log: Callable[[str], None]) -> RunRecord:
+    """``fresh`` with the complete checkpoints of the run in ``run_dir`` kept, up to the first that
+    must run again; the directories of the others are removed (said on ``log``). Raises
+    :class:`RunDirError` when that run is another experiment."""
+    old = read_run(run_dir)
+    _same_experiment(run_dir, old, fresh)
+    kept = _kept_prefix(old, fresh, log)
+    rest = fresh.checkpoints[len(kept):]
+    for new in rest:
         if checkpoint_dir(run_dir, new.number).exists():
             shutil.rmtree(checkpoint_dir(run_dir, new.number))
-    if len(kept) < len(fresh.checkpoints):
-        log(f"resuming at {fresh.checkpoints[len(kept)].name}")
-    return fresh.model_copy(update={"started": old.started, "checkpoints": kept + fresh.checkpoints[len(kept):]})
+    if rest:
+        log(f"resuming at {rest[0].name}")
+    return fresh.model_copy(update={"started": old.started, "checkpoints": kept + rest})
 
 
 def open_run(run_dir: Path, bundle: Bundle, experiment: Experiment, resume: bool,
@@ -218,13 +231,12 @@ def attempt(session: Session, number: int) -> str | None:
     outcome = call_agent(replace(session.experiment.call, budget_usd=budget), session.area, number, prompt)
     record_outcome(session, number, outcome)
     if outcome.stop_reason:
-        session.save(number, status="failed", stop_reason=outcome.stop_reason, agent_s=outcome.usage.wall_s,
-                     total_s=round(time.monotonic() - started, 3))
-        return f"{record.name}: {outcome.stop_reason}"
-    session.save(number, status="evaluating", agent_s=outcome.usage.wall_s)
-    grade(session, number)
+        session.save(number, status="failed", stop_reason=outcome.stop_reason, agent_s=outcome.usage.wall_s)
+    else:
+        session.save(number, status="evaluating", agent_s=outcome.usage.wall_s)
+        grade(session, number)
     session.save(number, total_s=round(time.monotonic() - started, 3))
-    return None
+    return f"{record.name}: {outcome.stop_reason}" if outcome.stop_reason else None
 
 
 def _stop(session: Session, reason: str, after: int) -> None:

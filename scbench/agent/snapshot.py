@@ -73,19 +73,29 @@ def _pairs(before: Path | None, after: Path) -> list[tuple[str, Path | None, Pat
     return [(name, old.get(name), new.get(name)) for name in sorted(old.keys() | new.keys())]
 
 
+def _kind(old: Path | None, new: Path | None) -> str:
+    return "added" if old is None else "removed" if new is None else "changed"
+
+
+def _binary_diff(name: str, old: Path | None, new: Path | None) -> tuple[list[str], FileChange | None]:
+    if old is not None and new is not None and old.read_bytes() == new.read_bytes():
+        return [], None
+    return [f"Binary files a/{name} and b/{name} differ\n"], FileChange(name, _kind(old, new), None, None)
+
+
 def _file_diff(name: str, old: Path | None, new: Path | None) -> tuple[list[str], FileChange | None]:
-    kind = "added" if old is None else "removed" if new is None else "changed"
+    """The diff lines of one file (``a/`` before, ``b/`` after) and its change (``None``: the same)."""
     before, after = _lines(old), _lines(new)
     if before is None or after is None:
-        same = old is not None and new is not None and old.read_bytes() == new.read_bytes()
-        return ([], None) if same else ([f"Binary files a/{name} and b/{name} differ\n"],
-                                        FileChange(name, kind, None, None))
-    lines = list(difflib.unified_diff(before, after, f"a/{name}" if old else "/dev/null",
-                                      f"b/{name}" if new else "/dev/null"))
-    lines = [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
-    added = sum(line.startswith("+") and not line.startswith("+++") for line in lines)
-    removed = sum(line.startswith("-") and not line.startswith("---") for line in lines)
-    return lines, FileChange(name, kind, added, removed) if lines else None
+        return _binary_diff(name, old, new)
+    headers = f"a/{name}" if old else "/dev/null", f"b/{name}" if new else "/dev/null"
+    lines = [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+             for line in difflib.unified_diff(before, after, *headers)]
+    if not lines:
+        return [], None
+    body = lines[2:]  # past the two file headers: hunk headers, context, additions, removals
+    return lines, FileChange(name, _kind(old, new), sum(line.startswith("+") for line in body),
+                             sum(line.startswith("-") for line in body))
 
 
 def diff(before: Path | None, after: Path) -> tuple[str, list[FileChange]]:

@@ -42,45 +42,52 @@ def json_lines(output: bytes) -> Iterator[dict]:
                 yield value
 
 
-def _total(values: list[int | float]) -> int | float | None:
-    return sum(values) if values else None
+def number(event: dict, path: str) -> float:
+    """The number at the dotted ``path`` of ``event`` (``"usage.input_tokens"``), 0 where absent."""
+    value = event
+    for key in path.split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    return value or 0
+
+
+def _events(output: bytes, kind: str) -> list[dict]:
+    return [event for event in json_lines(output) if event.get("type") == kind]
+
+
+def _sums(events: list[dict], **paths: tuple[str, ...]) -> Spend:
+    """Per field of :class:`Spend`, the sum over ``events`` of the numbers at its ``paths``
+    (``None`` for every field when there is no event)."""
+    if not events:
+        return Spend()
+    return Spend(**{field: sum(number(event, path) for event in events for path in chosen)
+                    for field, chosen in paths.items()})
 
 
 def claude_code(output: bytes) -> Spend:
     """Claude Code's ``stream-json``: the final ``result`` event carries ``total_cost_usd`` and the
     run's ``usage`` (input, cache creation and cache read tokens are all tokens in)."""
-    results = [event for event in json_lines(output) if event.get("type") == "result"]
-    if not results:
-        return Spend()
-    usage = results[-1].get("usage") or {}
-    tokens_in = sum(usage.get(key) or 0 for key in ("input_tokens", "cache_creation_input_tokens",
-                                                     "cache_read_input_tokens"))
-    return Spend(tokens_in=tokens_in, tokens_out=usage.get("output_tokens"), cost_usd=results[-1].get("total_cost_usd"))
+    return _sums(_events(output, "result")[-1:], tokens_out=("usage.output_tokens",), cost_usd=("total_cost_usd",),
+                 tokens_in=("usage.input_tokens", "usage.cache_creation_input_tokens", "usage.cache_read_input_tokens"))
 
 
 def codex(output: bytes) -> Spend:
     """Codex's ``exec --json``: each ``turn.completed`` event carries that turn's ``usage`` (its
     ``input_tokens`` include the cached ones); the stream reports no cost."""
-    turns = [event.get("usage") or {} for event in json_lines(output) if event.get("type") == "turn.completed"]
-    return Spend(tokens_in=_total([turn.get("input_tokens") or 0 for turn in turns]),
-                 tokens_out=_total([turn.get("output_tokens") or 0 for turn in turns]))
+    return _sums(_events(output, "turn.completed"), tokens_in=("usage.input_tokens",),
+                 tokens_out=("usage.output_tokens",))
 
 
 def gemini_cli(output: bytes) -> Spend:
     """Gemini CLI's ``stream-json``: the final ``result`` event's ``stats``; no cost."""
-    stats = [event.get("stats") or {} for event in json_lines(output) if event.get("type") == "result"]
-    return Spend(tokens_in=stats[-1].get("input_tokens"), tokens_out=stats[-1].get("output_tokens")) if stats \
-        else Spend()
+    return _sums(_events(output, "result")[-1:], tokens_in=("stats.input_tokens",),
+                 tokens_out=("stats.output_tokens",))
 
 
 def opencode(output: bytes) -> Spend:
     """OpenCode's ``run --format json``: each ``step_finish`` event's ``part`` carries its tokens
     (input plus cache reads are tokens in) and its cost."""
-    parts = [event.get("part") or {} for event in json_lines(output) if event.get("type") == "step_finish"]
-    tokens = [part.get("tokens") or {} for part in parts]
-    return Spend(tokens_in=_total([(t.get("input") or 0) + ((t.get("cache") or {}).get("read") or 0) for t in tokens]),
-                 tokens_out=_total([t.get("output") or 0 for t in tokens]),
-                 cost_usd=_total([part.get("cost") or 0.0 for part in parts]))
+    return _sums(_events(output, "step_finish"), tokens_in=("part.tokens.input", "part.tokens.cache.read"),
+                 tokens_out=("part.tokens.output",), cost_usd=("part.cost",))
 
 
 PARSERS: dict[str, Callable[[bytes], Spend]] = {

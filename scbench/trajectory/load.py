@@ -59,22 +59,35 @@ def _measures(record: CheckpointRecord, usage: Usage | None, results: RunResults
     return values, {key: reasons[key] for key, value in values.items() if value is None}
 
 
+def _verdicts(results: RunResults | None) -> dict[str, bool]:
+    summary = results.summary if results else None
+    return {key: bool(summary and getattr(summary, key)) for key in ("strict", "isolated", "core")}
+
+
+def _evidence(usage: Usage | None, results: RunResults | None) -> dict:
+    """Tokens from the usage, quality deltas and failing cases from the grading."""
+    tokens = {key: getattr(usage, key) if usage else None for key in ("tokens_in", "tokens_out")}
+    if results is None:
+        return {**tokens, "delta": None, "failing": []}
+    return {**tokens, "delta": (results.quality or {}).get("delta"), "failing": _failing(results)}
+
+
+def _changes(run_dir: Path, number: int) -> list[FileChange]:
+    """What checkpoint ``number`` changed in the workspace (nothing when it left no snapshot)."""
+    snapshot = checkpoint_dir(run_dir, number) / "snapshot"
+    previous = checkpoint_dir(run_dir, number - 1) / "snapshot" if number > 1 else None
+    return [FileChange(**asdict(change)) for change in diff(previous, snapshot)[1]] if snapshot.is_dir() else []
+
+
 def point(run_dir: Path, record: CheckpointRecord, checkpoints: int) -> Point:
     """Checkpoint ``record`` of the run in ``run_dir`` as a point (of ``checkpoints`` in the problem)."""
     directory = checkpoint_dir(run_dir, record.number)
     usage, results = _usage(directory), _results(directory)
     values, missing = _measures(record, usage, results)
-    summary = results.summary if results else None
-    previous = checkpoint_dir(run_dir, record.number - 1) / "snapshot" if record.number > 1 else None
-    changes = diff(previous, directory / "snapshot")[1] if (directory / "snapshot").is_dir() else []
     return Point(number=record.number, name=record.name, phase=phase_of(record.number, checkpoints),
-                 status=record.status, reason=record.stop_reason or record.evaluation_error,
-                 strict=bool(summary and summary.strict), isolated=bool(summary and summary.isolated),
-                 core=bool(summary and summary.core),
-                 pass_rates=_pass_rates(results),
-                 tokens_in=usage.tokens_in if usage else None, tokens_out=usage.tokens_out if usage else None,
-                 **values, missing=missing, delta=(results.quality or {}).get("delta") if results else None,
-                 failing=_failing(results) if results else [], changes=[FileChange(**asdict(c)) for c in changes])
+                 status=record.status, reason=record.stop_reason or record.evaluation_error, **_verdicts(results),
+                 pass_rates=_pass_rates(results), **values, missing=missing, **_evidence(usage, results),
+                 changes=_changes(run_dir, record.number))
 
 
 def load_run(run_dir: Path) -> RunSummary:

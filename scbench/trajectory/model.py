@@ -131,11 +131,11 @@ class Point(Model):
     strict: bool
     isolated: bool
     core: bool
-    pass_rates: dict[str, float | None]
     cost_usd: float | None
     minutes: float | None
     tokens_in: int | None
     tokens_out: int | None
+    pass_rates: dict[str, float | None]
     erosion: float | None
     verbosity: float | None
     loc: int | None

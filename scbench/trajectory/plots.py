@@ -66,12 +66,13 @@ def problem_plot(problem: str, runs: list[RunSummary]) -> str:
     return _svg(series, [(n, str(n)) for n in numbers], f"{problem}: per checkpoint")
 
 
+def _phase_series(label: str, runs: list[RunSummary]) -> Series:
+    points = [p for run in runs for p in run.points]
+    chosen = [(index, [p for p in points if p.phase == phase]) for index, phase in enumerate(PHASES)]
+    return label, [index for index, group in chosen if group], [group for _, group in chosen if group]
+
+
 def phase_plot(groups: dict[tuple, list[RunSummary]]) -> str:
     """The curves per progress phase, one line per (agent, model, prompt) of ``groups``."""
-    series = []
-    for key, members in groups.items():
-        points = [p for run in members for p in run.points]
-        chosen = [(index, [p for p in points if p.phase == phase]) for index, phase in enumerate(PHASES)]
-        chosen = [(index, group) for index, group in chosen if group]
-        series.append((row_name(*key), [index for index, _ in chosen], [group for _, group in chosen]))
+    series = [_phase_series(row_name(*key), members) for key, members in groups.items()]
     return _svg(series, list(enumerate(PHASES)), "per progress phase")

@@ -156,7 +156,8 @@ def test_a_secret_is_passed_by_name_and_never_written_into_the_run_directory(tmp
     done = scripted(tmp_path / "run", "--leak", "SCBENCH_TEST_SECRET", extra=["--secret", "SCBENCH_TEST_SECRET"],
                     env={**os.environ, "SCBENCH_TEST_SECRET": value})
     assert done.returncode == 0, done.stderr
-    assert "secret SCBENCH_TEST_SECRET=[SCBENCH_TEST_SECRET]" in (tmp_path / "run/checkpoint_1/trajectory.txt").read_text()
+    trajectory = (tmp_path / "run/checkpoint_1/trajectory.txt").read_text()
+    assert "secret SCBENCH_TEST_SECRET=[SCBENCH_TEST_SECRET]" in trajectory
     assert (tmp_path / "run/checkpoint_3/snapshot/config.env").read_text() == \
         "SCBENCH_TEST_SECRET=[SCBENCH_TEST_SECRET]\n"
     written = [path for path in (tmp_path / "run").rglob("*") if path.is_file() and value.encode() in path.read_bytes()]
@@ -208,7 +209,8 @@ def test_unknown_agents_and_missing_settings_are_usage_errors(tmp_path):
     assert "give --model" in scbench("run", CALC, "--agent", "codex", env={**os.environ, "OPENAI_API_KEY": "x"}).stderr
     placeholder = scbench("run", CALC, "--agent-command", "echo {secret}")
     assert placeholder.returncode == 2 and "unknown placeholder {secret}" in placeholder.stderr
-    bare = {key: value for key, value in os.environ.items() if key not in ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")}
+    credentials = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")
+    bare = {key: value for key, value in os.environ.items() if key not in credentials}
     credential = scbench("run", CALC, "--agent", "claude-code", "--model", "m", env=bare)
     assert credential.returncode == 2
     assert "set one of these environment variables: ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN" in credential.stderr
