@@ -26,10 +26,10 @@ def redact(data: bytes, secrets: Iterable[tuple[str, str]]) -> bytes:
 
 def take(workspace: Path, target: Path, secrets: Iterable[tuple[str, str]] = ()) -> None:
     """Copy ``workspace`` to ``target`` (which must not exist) without set-up products, every
-    secret value in a file replaced by its name (:func:`redact`)."""
+    secret value in a file replaced by its name (:func:`redact`); links are copied, never read."""
     shutil.copytree(workspace, target, symlinks=True, ignore=lambda _, names: SKIPPED_DIRS & set(names))
     pairs = [(name, value) for name, value in secrets if value]
-    for path in files(target) if pairs else ():
+    for path in [path for path in files(target) if pairs and not path.is_symlink()]:
         content = path.read_bytes()
         if any(value.encode() in content for _, value in pairs):
             path.write_bytes(redact(content, pairs))
