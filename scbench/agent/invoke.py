@@ -101,33 +101,38 @@ STOP_REASONS: tuple[tuple[Callable[[Call, ProcessResult, bool], bool], Callable[
 """(ended the run?, why) in order of precedence: cost limit, time limit, signal, exit code."""
 
 
+def _run(call: Call, sandbox: Sandbox, argv: list[str], area: Path, prompt: str) -> tuple[ProcessResult, bool]:
+    """Run ``argv`` in ``sandbox`` until it ends, its time limit passes or it passes the budget
+    (then True). A command that is not found ends with prlimit's code 127 and its message."""
+    parse = PARSERS[call.agent.usage]
+    process = sandbox.spawn(argv, area / "workspace", call.environment(area / "home", area / "tmp"), area,
+                            prompt.encode() if call.agent.stdin else None)
+    over = _watch(process, call.timeout_s, lambda output: _over(call.budget_usd, parse(output)))
+    return process.wait(0), over
+
+
 def call_agent(call: Call, area: Path, number: int, prompt: str) -> Outcome:
     """Run ``call.agent`` on checkpoint ``number``: ``prompt`` in ``area/prompt.md``, the workspace
     ``area/workspace`` (persistent), a fresh ``area/home`` and ``area/tmp`` removed after. The
-    outcome's output has every secret value redacted. Raises ``OSError`` when the command cannot
-    be started at all."""
-    workspace, home, tmp, prompt_file = area / "workspace", area / "home", area / "tmp", area / "prompt.md"
-    for directory in (home, tmp):
+    outcome's output has every secret value redacted."""
+    session = (area / "home", area / "tmp")
+    for directory in session:
         directory.mkdir()
-    prompt_file.write_text(prompt, encoding="utf-8")
-    values = {**call.values, "prompt_file": str(prompt_file), "workspace": str(workspace), "checkpoint": str(number),
-              "python": call.level.python, "builtins": str(BUILTINS)}
+    (area / "prompt.md").write_text(prompt, encoding="utf-8")
+    values = {**call.values, "prompt_file": str(area / "prompt.md"), "workspace": str(area / "workspace"),
+              "checkpoint": str(number), "python": call.level.python, "builtins": str(BUILTINS)}
     roots = [BUILTINS, *([Path(call.values["snapshots"])] if "snapshots" in call.values else [])]
     argv, shown = call.agent.argv(values, roots)
-    parse = PARSERS[call.agent.usage]
     with call.level(agent_limits(call.timeout_s), shown, network=call.agent.network, writable=[area]) as sandbox:
         sandbox.own(area)
-        process = sandbox.spawn(argv, workspace, call.environment(home, tmp), area,
-                                prompt.encode() if call.agent.stdin else None)
-        over = _watch(process, call.timeout_s, lambda output: _over(call.budget_usd, parse(output)))
-        finished = process.wait(0)
+        finished, over = _run(call, sandbox, argv, area, prompt)
         level = sandbox.level
-    for directory in (home, tmp):
+    for directory in session:
         shutil.rmtree(directory)
-    prompt_file.unlink()
+    (area / "prompt.md").unlink()
     secrets = call.secret_values()
     result = replace(finished, stdout=redact(finished.stdout, secrets), stderr=redact(finished.stderr, secrets))
-    spend = parse(result.stdout)
+    spend = PARSERS[call.agent.usage](result.stdout)
     over = over or _over(call.budget_usd, spend)
     reason = next((why(call, result) for applies, why in STOP_REASONS if applies(call, result, over)), None)
     return Outcome(result, Usage(**spend.model_dump(), wall_s=round(result.duration, 3), parser=call.agent.usage),

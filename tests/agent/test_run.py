@@ -186,6 +186,15 @@ def test_an_agent_over_its_time_limit_is_stopped(tmp_path):
         "the agent timed out after 1 s (its per-checkpoint time limit)"
 
 
+@pytest.mark.parametrize("level", ["local", "bwrap", "docker"])
+def test_an_agent_command_that_cannot_start_ends_the_run_with_the_reason(tmp_path, level):
+    done = scbench("run", CALC, "--agent-command", "no-such-agent {prompt_file}", "--out", tmp_path / "run",
+                   "--sandbox", level)
+    assert done.returncode == 1
+    assert read_run(tmp_path / "run").checkpoint(1).stop_reason == \
+        "the agent exited with code 127: prlimit: failed to execute no-such-agent: No such file or directory"
+
+
 @pytest.mark.parametrize("level", ["bwrap", "docker"])
 def test_the_agent_sees_its_workspace_and_prompt_but_no_case_reference_or_later_spec(tmp_path, level):
     hidden = [CALC / "cases/checkpoint_1/cases.yaml", CALC / "checkpoint_3.md", REFERENCES / "checkpoint_3/calc.py",
