@@ -59,12 +59,11 @@ class Call:
 
 @dataclass(frozen=True)
 class Outcome:
-    """How an agent call ended: its process result, its usage, the sandbox level it ran in, and
-    why it ended the run (``None``: it finished normally)."""
+    """How an agent call ended: its process result, its usage, and why it ended the run (``None``:
+    it finished normally)."""
 
     result: ProcessResult
     usage: Usage
-    level: str
     stop_reason: str | None
 
 
@@ -126,7 +125,6 @@ def call_agent(call: Call, area: Path, number: int, prompt: str) -> Outcome:
     with call.level(agent_limits(call.timeout_s), shown, network=call.agent.network, writable=[area]) as sandbox:
         sandbox.own(area)
         finished, over = _run(call, sandbox, argv, area, prompt)
-        level = sandbox.level
     for directory in session:
         shutil.rmtree(directory)
     (area / "prompt.md").unlink()
@@ -136,4 +134,4 @@ def call_agent(call: Call, area: Path, number: int, prompt: str) -> Outcome:
     over = over or _over(call.budget_usd, spend)
     reason = next((why(call, result) for applies, why in STOP_REASONS if applies(call, result, over)), None)
     return Outcome(result, Usage(**spend.model_dump(), wall_s=round(result.duration, 3), parser=call.agent.usage),
-                   level, reason)
+                   reason)

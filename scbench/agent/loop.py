@@ -251,14 +251,16 @@ def run_problem(run_dir: Path, bundle: Bundle, experiment: Experiment, resume: b
                 log: Callable[[str], None] = lambda line: None) -> RunRecord:
     """Run ``experiment``'s agent through every checkpoint of ``bundle`` into ``run_dir`` (layout:
     :mod:`scbench.agent.rundir`) and return the final record. Raises :class:`RunDirError` (see
-    :func:`open_run`) and ``OSError`` when the agent's command cannot be started."""
+    :func:`open_run`)."""
     record = open_run(run_dir, bundle, experiment, resume, log)
     record.stop_reason = None
     area = Path(tempfile.mkdtemp(prefix="scbench-agent-"))
     session = Session(run_dir, record, bundle, experiment, area, log)
-    complete = [cp.number for cp in record.checkpoints if cp.status in COMPLETE]
-    last = session.snapshot_of(max(complete, default=0))
-    (shutil.copytree(last, area / "workspace", symlinks=True) if last else (area / "workspace").mkdir())
+    last = session.snapshot_of(sum(cp.status in COMPLETE for cp in record.checkpoints))  # the kept prefix
+    if last:
+        shutil.copytree(last, area / "workspace", symlinks=True)
+    else:
+        (area / "workspace").mkdir()
     write_run(run_dir, record)
     try:
         for cp in record.checkpoints:

@@ -68,7 +68,8 @@ class RunRecord(Model):
     model: str | None
     prompt: str = Field(description="prompt template of prompts/")
     track: str
-    sandbox: str = Field(description="containment of the agent and the cases, e.g. 'bwrap (cgroup)'")
+    sandbox: str = Field(description="sandbox level of the agent and the cases: bwrap, docker or local "
+                                     "(each results.json says what it contained)")
     problem: str
     bundle: str = Field(description="digest of the compiled bundle")
     started: str = Field(description="when the run started, ISO 8601 in UTC")
