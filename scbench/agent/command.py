@@ -93,7 +93,10 @@ def run(
     """Run an agent through every checkpoint of a problem: per checkpoint the rendered prompt, the
     agent in a fresh sandbox on its own previous workspace, then its snapshot, diff, grading with
     regressions and quality, all under RUN_DIR/checkpoint_N/. Exit 0 when the agent went through
-    every checkpoint, 1 when it ended the run early (the reason is recorded), 2 on a usage error."""
+    every checkpoint, 1 when it ended the run early (the reason is recorded), 2 on a usage error.
+    Interrupted (Ctrl-C, SIGTERM), it stops the agent's whole tree first; --resume goes on."""
+    import signal
+    import sys
     from datetime import UTC, datetime
 
     from scbench.agent.invoke import Call
@@ -117,6 +120,7 @@ def run(
     call = Call(chosen, timeout or chosen.timeout_s, _values(chosen, model, snapshots), tuple(secret or ()),
                 tuple(env or ()), choose(sandbox))
     experiment = Experiment(call, name, model, prompt, track, sandbox, cost_limit, jobs)
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))  # clean up as for Ctrl-C
     try:
         record = run_problem(run_dir, bundle, experiment, resume, lambda line: console.print(line, highlight=False))
     except RunDirError as error:

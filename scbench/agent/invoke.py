@@ -106,8 +106,11 @@ def _run(call: Call, sandbox: Sandbox, argv: list[str], area: Path, prompt: str)
     parse = PARSERS[call.agent.usage]
     process = sandbox.spawn(argv, area / "workspace", call.environment(area / "home", area / "tmp"), area,
                             prompt.encode() if call.agent.stdin else None)
-    over = _watch(process, call.timeout_s, lambda output: _over(call.budget_usd, parse(output)))
-    return process.wait(0), over
+    try:
+        over = _watch(process, call.timeout_s, lambda output: _over(call.budget_usd, parse(output)))
+    finally:  # also when scbench is interrupted: the agent's tree never outlives its checkpoint
+        finished = process.wait(0)
+    return finished, over
 
 
 def call_agent(call: Call, area: Path, number: int, prompt: str) -> Outcome:

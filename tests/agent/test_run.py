@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, ROOT, scbench
+from conftest import FIXTURES, ROOT, processes_with, scbench
 from scbench.agent.rundir import read_run
 
 CALC = FIXTURES / "calc"
@@ -104,6 +104,22 @@ def test_a_run_killed_mid_checkpoint_resumes_without_redoing_earlier_checkpoints
     assert again.checkpoint(1) == first.checkpoint(1) and again.started == first.started
     assert (tmp_path / "run/checkpoint_1/trajectory.txt").read_bytes() == trajectory
     assert not (tmp_path / "run/checkpoint_2/snapshot/half-written.txt").exists()
+
+
+def test_a_terminated_run_leaves_no_agent_process_behind_even_without_a_sandbox(tmp_path):
+    (tmp_path / "stall").touch()
+    stall = os.path.relpath(tmp_path / "stall", ROOT)
+    argv = [sys.executable, "-m", "scbench", "run", str(CALC), "--agent-command",
+            f"{{python}} {SCRIPTED} {{snapshots}} {{checkpoint}} --stall-at 1 {stall}", "--snapshots", str(REFERENCES),
+            "--out", str(tmp_path / "run"), "--sandbox", "local"]
+    process = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    while not processes_with(f"--stall-at 1 {tmp_path / 'stall'}"):
+        assert process.poll() is None, process.stderr.read()
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=60) == 128 + signal.SIGTERM
+    assert processes_with(f"--stall-at 1 {tmp_path / 'stall'}") == []
+    assert read_run(tmp_path / "run").checkpoint(1).status == "running"
 
 
 def test_resume_after_a_changed_spec_runs_that_checkpoint_and_later_ones_again(tmp_path):
