@@ -65,6 +65,15 @@ def test_an_agent_that_never_changes_its_first_workspace_is_strict_at_checkpoint
     assert regression["regression"] == {"passed": 3, "total": 3}
 
 
+def test_replaying_an_earlier_run_grades_the_same_trajectory_again(tmp_path):
+    assert scripted(tmp_path / "first", "--freeze-after", "1").returncode == 0
+    done = scbench("run", CALC, "--agent", "replay", "--snapshots", tmp_path / "first", "--out", tmp_path / "again")
+    assert done.returncode == 0, done.stderr
+    assert states(tmp_path / "again") == states(tmp_path / "first")
+    assert (tmp_path / "again/checkpoint_3/snapshot/calc.py").read_bytes() == \
+        (REFERENCES / "checkpoint_1/calc.py").read_bytes()
+
+
 def test_an_agent_that_crashes_at_checkpoint_2_leaves_the_rest_unsolved_with_the_reason(tmp_path):
     done = scripted(tmp_path / "run", "--crash-at", "2")
     assert done.returncode == 1
