@@ -43,3 +43,11 @@ def row_name(agent: str, model: str | None, prompt: str) -> str:
 def series(values: list[int | None]) -> str:
     """``38 → 52 → 240``, ``-`` where a checkpoint has no value."""
     return " → ".join("-" if value is None else str(value) for value in values)
+
+
+def missing(reasons: dict[str, str]) -> list[str]:
+    """``erosion, verbosity, loc: the agent failed``: the measures missing for one reason, per reason."""
+    keys: dict[str, list[str]] = {}
+    for key, why in reasons.items():
+        keys.setdefault(why, []).append(key)
+    return [f"{', '.join(names)}: {why}" for why, names in keys.items()]
