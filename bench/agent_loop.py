@@ -4,9 +4,10 @@
 
 Runs the ``replay`` agent through PROBLEM (default problems/code_search, its python references) in
 one process and prints, per checkpoint, the agent's wall time, the evaluation's (suite with
-regressions, then quality) and the rest of the step (prompt, run.json writes, sandbox start for the
-agent, snapshot, diff, trajectory and usage files), then their totals and the loop's share as a ratio
-to agent plus evaluation. Ends with one line ``loop_s_per_checkpoint=X agent_s=Y eval_s=Z``.
+regressions, then quality) and the rest of the step (prompt, run.json writes, starting and stopping
+the agent's fresh sandbox: for docker a container per checkpoint, about a second; snapshot, diff,
+trajectory and usage files), then their totals and the loop's share as a ratio to agent plus
+evaluation. Ends with one line ``loop_s_per_checkpoint=X agent_s=Y eval_s=Z``.
 """
 
 from __future__ import annotations
