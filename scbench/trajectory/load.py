@@ -37,13 +37,8 @@ def _pass_rates(results: RunResults | None) -> dict[str, float | None]:
     return {c: counts[c].passed / counts[c].total if c in counts and counts[c].total else None for c in CATEGORIES}
 
 
-def _why_ungraded(record: CheckpointRecord) -> str:
-    """Why a checkpoint has no grading: it was not run, its agent failed, or its setup failed."""
-    if record.status == "failed":
-        return "the agent failed"
-    if record.evaluation_error:
-        return "not graded: setup failed"
-    return "not run" if record.status != "evaluating" else "not graded yet"
+UNGRADED = {"failed": "the agent failed", "done": "not graded: setup failed", "evaluating": "not graded yet"}
+"""Why a checkpoint in a state has no grading (any other state: ``not run``)."""
 
 
 def _measures(record: CheckpointRecord, usage: Usage | None, results: RunResults | None) -> tuple[dict, dict]:
@@ -55,7 +50,7 @@ def _measures(record: CheckpointRecord, usage: Usage | None, results: RunResults
               "erosion": quality.get("erosion"), "verbosity": quality.get("verbosity"), "loc": quality.get("loc")}
     cost_reason = f"cost unknown (usage parser {usage.parser})" if ran else "not run"
     reasons = {"cost_usd": cost_reason, "minutes": "not run", **dict.fromkeys(("erosion", "verbosity", "loc"),
-                                                                              _why_ungraded(record))}
+                                                                              UNGRADED.get(record.status, "not run"))}
     return values, {key: reasons[key] for key, value in values.items() if value is None}
 
 
