@@ -56,7 +56,7 @@ def _events(output: bytes, kind: str) -> list[dict]:
 
 def _sums(events: list[dict], **paths: tuple[str, ...]) -> Spend:
     """Per field of :class:`Spend`, the sum over ``events`` of the numbers at its ``paths``
-    (``None`` for every field when there is no event)."""
+    (a number an event lacks counts 0; ``None`` for every field when there is no event)."""
     if not events:
         return Spend()
     return Spend(**{field: sum(number(event, path) for event in events for path in chosen)
