@@ -8,16 +8,23 @@ import json
 
 from pydantic import BaseModel
 
+from scbench.agent.rundir import RunRecord
+from scbench.agent.usage import Usage
 from scbench.paths import SCHEMAS
 from scbench.problem.model import CaseFile, ProblemConfig
 from scbench.results import RunResults
+from scbench.trajectory.model import Report
 
 DOCUMENTS: dict[str, type[BaseModel]] = {
     "config": ProblemConfig,
     "case-file": CaseFile,
     "results": RunResults,
+    "run": RunRecord,
+    "usage": Usage,
+    "report": Report,
 }
-"""Schema file stem -> model: the author-facing documents and ``results.json``."""
+"""Schema file stem -> model: the author-facing documents, ``results.json``, a run directory's
+``run.json`` and ``usage.json``, and ``scbench report --json``."""
 
 
 def schema_of(model: type[BaseModel]) -> dict:
