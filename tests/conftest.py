@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -39,6 +40,19 @@ def processes_with(marker: str) -> list[int]:
 @pytest.fixture
 def kv() -> Path:
     return FIXTURES / "kv"
+
+
+@pytest.fixture
+def kv_copy(kv, tmp_path) -> Path:
+    """A writable copy of the kv fixture problem."""
+    return Path(shutil.copytree(kv, tmp_path / "kv"))
+
+
+def replace_in(path: Path, old: str, new: str) -> None:
+    """Rewrite ``path`` with ``old`` (which must be in it) replaced by ``new``."""
+    text = path.read_text()
+    assert old in text, f"{old!r} is not in {path}"
+    path.write_text(text.replace(old, new))
 
 
 REQUIRED_LEVELS = set(filter(None, os.environ.get("SCBENCH_REQUIRE_SANDBOXES", "").split(",")))
