@@ -1,0 +1,76 @@
+'use strict';
+// Dispatch: `--data-dir DIR RESOURCE COMMAND [ARGS] [OPTIONS]`.
+
+const { parse } = require('./argv');
+const blueprints = require('./blueprints');
+const { ForgeError, usage } = require('./errors');
+const { Store } = require('./store');
+
+/** Resource -> command -> its handler, `run(store, args, options)`, which returns what the command prints. */
+const HANDLERS = { blueprint: blueprints.COMMANDS };
+/** Every command, one a line: its resource and name, its `<argument>`s and the `[--option]`s it takes. */
+const USAGE = `
+blueprint create [--file]
+blueprint get <name>
+blueprint list [--tag]
+blueprint update <name> [--file]
+blueprint delete <name>`;
+/** The first character of a part of a usage line -> the list of the command's it names an entry of. */
+const PARTS = { '<': 'arguments', '[': 'options' };
+/** Options every command takes. */
+const EVERYWHERE = ['data-dir'];
+
+/** The command a line of USAGE describes, as `[key, {line, run, arguments, options}]`. */
+function described(line) {
+  const [resource, name, ...parts] = line.split(' ');
+  const command = { line, run: HANDLERS[resource][name], arguments: [], options: [] };
+  for (const part of parts) command[PARTS[part[0]]].push(part.match(/[a-z][a-z-]*/)[0]);
+  return [`${resource} ${name}`, command];
+}
+
+const COMMANDS = new Map(USAGE.trim().split('\n').map(described));
+const OPTIONS = new Set([...EVERYWHERE, ...[...COMMANDS.values()].flatMap((command) => command.options)]);
+
+/**
+ * The command the words name, checked against its arguments and options.
+ * @throws usage_error for a missing `--data-dir`, an unknown command, an option it does not take or a wrong
+ *   number of arguments
+ */
+function resolve({ words, options }) {
+  if (options['data-dir'] === undefined) throw usage('--data-dir is required');
+  if (words.length < 2) throw usage('expected a resource and a command');
+  const key = words.slice(0, 2).join(' ');
+  const command = COMMANDS.get(key);
+  if (!command) throw usage(`unknown command: ${key}`);
+  const extra = Object.keys(options).filter((name) => !EVERYWHERE.includes(name) && !command.options.includes(name));
+  if (extra.length) throw usage(`--${extra.sort()[0]} is not an option of: ${command.line}`);
+  if (words.length - 2 !== command.arguments.length) throw usage(`wrong number of arguments: ${command.line}`);
+  return command;
+}
+
+/** Run `command` on the data directory; returns what it prints. */
+function execute({ words, options }, command) {
+  const store = new Store(options['data-dir']);
+  const result = command.run(store, words.slice(2), options);
+  store.save();
+  return result;
+}
+
+/**
+ * Run one invocation: one JSON document on standard output, or an error envelope on standard error.
+ * @param {string[]} argv the command line after the entry command
+ * @returns {number} the exit status
+ */
+function main(argv) {
+  try {
+    const parsed = parse(argv, OPTIONS);
+    process.stdout.write(`${JSON.stringify(execute(parsed, resolve(parsed)), null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof ForgeError)) throw error;
+    process.stderr.write(`${JSON.stringify(error.envelope())}\n`);
+    return error.exitStatus;
+  }
+}
+
+module.exports = { main };
