@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from scbench.batch.command import batch
 from scbench.bless.command import bless
 from scbench.cache.command import cache
 from scbench.lint.command import lint
@@ -52,6 +53,7 @@ app.command("bless")(bless)
 app.add_typer(cache, name="cache")
 app.command("new")(new)
 app.add_typer(sandbox_app, name="sandbox")
+app.command("batch")(batch)
 
 ProblemArg = Annotated[Path, typer.Argument(help="problems/NAME directory or a compiled NAME-HASH.scb.json")]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run in parallel [default: CPU count]")]

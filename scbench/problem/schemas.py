@@ -4,20 +4,28 @@
 checked-in files drift from the models.
 """
 
+import importlib
 import json
 
 from pydantic import BaseModel
 
 from scbench.paths import SCHEMAS
-from scbench.problem.model import CaseFile, ProblemConfig
-from scbench.results import RunResults
 
-DOCUMENTS: dict[str, type[BaseModel]] = {
-    "config": ProblemConfig,
-    "case-file": CaseFile,
-    "results": RunResults,
+DOCUMENTS: dict[str, str] = {
+    "config": "scbench.problem.model:ProblemConfig",
+    "case-file": "scbench.problem.model:CaseFile",
+    "results": "scbench.results:RunResults",
+    "batch-plan": "scbench.batch.plan:Plan",
+    "batch-summary": "scbench.batch.summary:BatchSummary",
 }
-"""Schema file stem -> model: the author-facing documents and ``results.json``."""
+"""Schema file stem -> ``module:model``: the author-facing documents, ``results.json``, batch
+plans and their ``summary.json`` (named, not imported, so that ``problem`` does not import the packages above it)."""
+
+
+def model_of(stem: str) -> type[BaseModel]:
+    """The model of schema ``stem`` (a key of :data:`DOCUMENTS`), imported."""
+    module, name = DOCUMENTS[stem].split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def schema_of(model: type[BaseModel]) -> dict:
@@ -33,8 +41,8 @@ def render(model: type[BaseModel]) -> str:
 def write_all() -> list[str]:
     """Rewrite every ``schemas/<stem>.schema.json``; returns the file names written."""
     SCHEMAS.mkdir(exist_ok=True)
-    for stem, model in DOCUMENTS.items():
-        (SCHEMAS / f"{stem}.schema.json").write_text(render(model))
+    for stem in DOCUMENTS:
+        (SCHEMAS / f"{stem}.schema.json").write_text(render(model_of(stem)))
     return sorted(f"{stem}.schema.json" for stem in DOCUMENTS)
 
 
