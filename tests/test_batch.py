@@ -2,7 +2,6 @@
 errors, agent run directories, and resuming after a finished, interrupted or killed run."""
 
 import json
-import re
 import shutil
 import signal
 import subprocess
@@ -11,42 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
-from conftest import FIXTURES, ROOT, scbench
+from conftest import KV, ROOT, comparable, kv_plan, scbench, write_plan
 from scbench.evaluate import Target, evaluate, with_quality
 from scbench.problem.compiler import compile_problem
-
-KV = FIXTURES / "kv"
-TIMINGS = ("started", "duration_s")
-CASE_DIR = re.compile(r"/[^\"]*?/scbench-\w+/case-\w+")
-
-
-def comparable(results: dict) -> dict:
-    """``results`` without what differs from run to run: start time, durations, and the names of
-    the fresh directories cases ran in (shown in failures)."""
-    cases = [{**{k: v for k, v in case.items() if k != "duration_s"},
-              "steps": [{k: v for k, v in step.items() if k != "duration_s"} for step in case["steps"]]}
-             for case in results["cases"]]
-    kept = {**{k: v for k, v in results.items() if k not in TIMINGS}, "cases": cases}
-    return json.loads(CASE_DIR.sub("CASE_DIR", json.dumps(kept)))
-
-
-def write_plan(path: Path, plan: dict) -> Path:
-    path.write_text(yaml.safe_dump(plan, sort_keys=False))
-    return path
-
-
-def kv_plan(tmp_path: Path, **extra) -> Path:
-    """kv's python references at both checkpoints (one snapshot per checkpoint) and its node
-    reference of checkpoint 1 at both, plus greet's python reference."""
-    return write_plan(tmp_path / "plan.yaml", {
-        "problems": {"kv": str(KV), "greet": str(FIXTURES / "greet")},
-        "solutions": [
-            {"problem": "kv", "path": str(KV / "solutions/python/checkpoint_{checkpoint}"), "track": "python"},
-            {"problem": "kv", "path": str(KV / "solutions/node/checkpoint_1"), "track": "node"},
-            {"problem": "greet", "path": str(FIXTURES / "greet/solutions/python/checkpoint_1")},
-        ], **extra})
 
 
 def results_of(out: Path, key: str) -> dict:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import logging
+import socket
 import tarfile
 import tempfile
 from dataclasses import dataclass, replace
@@ -25,6 +26,9 @@ from scbench.batch.resolve import Job
 from scbench.batch.scheduler import Hooks, Outcome, run_local
 from scbench.problem.bundle import Bundle
 from scbench.run.tracks import solution_files
+
+PROBE_TIMEOUT = 5.0
+"""Seconds to wait for a TCP connection to a cluster's ``HOST:PORT`` before calling it unreachable."""
 
 
 class ClusterUnreachable(Exception):
@@ -81,9 +85,14 @@ def evaluate_shipment(bundle: Bundle, shipment: Shipment, workers: int) -> Retur
 
 
 def _connect(ray, address: str | None) -> None:
+    """Connect to the cluster at ``address``; a ``HOST:PORT`` where nothing listens fails at once
+    (Ray itself would keep retrying for minutes)."""
+    host, _, port = (address or "").rpartition(":")
     try:
+        if "://" not in (address or "://") and port.isdigit():
+            socket.create_connection((host, int(port)), timeout=PROBE_TIMEOUT).close()
         ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False, configure_logging=True)
-    except ConnectionError as error:
+    except (ConnectionError, OSError) as error:
         raise ClusterUnreachable(f"no Ray cluster answers at {address or 'the default address'}: {error}") from None
 
 
