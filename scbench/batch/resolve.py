@@ -132,25 +132,33 @@ def _directory(base: Path, path: str, number: int) -> Path:
     return base / path.replace(CHECKPOINT, str(number))
 
 
+def _numbers(entry: SolutionEntry, resolver: _Resolver) -> list[int] | range:
+    return entry.checkpoints or resolver.numbers(entry.problem)
+
+
+def _missing(entry: SolutionEntry, resolver: _Resolver) -> Iterator[Finding]:
+    directories = {_directory(resolver.base, entry.path, number) for number in _numbers(entry, resolver)}
+    for directory in sorted(path for path in directories if not path.is_dir()):
+        yield ("path",), f"{directory} is not a directory", \
+            "fix the path, or list only the checkpoints it has under checkpoints"
+
+
+def _solution_job(entry: SolutionEntry, number: int, resolver: _Resolver) -> Job:
+    previous = _directory(resolver.base, entry.path, number - 1)
+    target = Target(_directory(resolver.base, entry.path, number), None if entry.entry else entry.track or "python",
+                    entry.entry, resolver.sandbox)
+    return Job(entry.problem, entry.name or _default_name(entry), number, target,
+               previous if CHECKPOINT in entry.path and previous.is_dir() else None)
+
+
 def _solution_jobs(index: int, entry: SolutionEntry, resolver: _Resolver) -> Iterator[tuple[Job, tuple]]:
     where = ("solutions", index)
     findings = [finding for check in SOLUTION_CHECKS for finding in check(entry, resolver)]
+    findings = findings or list(_missing(entry, resolver))
     for path, message, hint in findings:
         resolver.error((*where, *path), message, hint)
-    if findings:
-        return
-    directories = {number: _directory(resolver.base, entry.path, number)
-                   for number in entry.checkpoints or resolver.numbers(entry.problem)}
-    missing = sorted({directory for directory in directories.values() if not directory.is_dir()})
-    for directory in missing:
-        resolver.error((*where, "path"), f"{directory} is not a directory",
-                       "fix the path, or list only the checkpoints it has under checkpoints")
-    for number, directory in directories.items() if not missing else ():
-        previous = _directory(resolver.base, entry.path, number - 1)
-        templated = CHECKPOINT in entry.path and previous.is_dir()
-        target = Target(directory, None if entry.entry else entry.track or "python", entry.entry, resolver.sandbox)
-        yield Job(entry.problem, entry.name or _default_name(entry), number, target,
-                  previous if templated else None), where
+    for number in _numbers(entry, resolver) if not findings else ():
+        yield _solution_job(entry, number, resolver), where
 
 
 def _run_document(run: Path, shown: str, resolver: _Resolver) -> Document | None:
@@ -186,22 +194,26 @@ def _snapshots(run: Path) -> dict[int, Path]:
     return {number: path for number, path in sorted(found.items()) if path.is_dir()}
 
 
+def _one_run(run: Path, where: tuple, resolver: _Resolver) -> Iterator[Job]:
+    facts = _run_facts(run, resolver)
+    snapshots = _snapshots(run) if facts else {}
+    if facts and not snapshots:
+        resolver.error(where, f"{run} has no checkpoint_N/snapshot directory", "the run evaluated nothing yet")
+    for number, snapshot in snapshots.items():
+        if number not in resolver.numbers(facts[0]):
+            resolver.error(where, f"{snapshot}: {facts[0]} has no checkpoint {number}", "remove that snapshot")
+            continue
+        yield Job(facts[0], run.name, number, Target(snapshot, facts[1], sandbox=resolver.sandbox),
+                  snapshots.get(number - 1))
+
+
 def _run_jobs(index: int, pattern: str, resolver: _Resolver) -> Iterator[tuple[Job, tuple]]:
     where = ("runs", index)
     runs = sorted(Path(match) for match in glob.glob(str(resolver.base / pattern)) if Path(match).is_dir())
     if not runs:
         resolver.error(where, f"no run directory matches {pattern!r}", "fix the path (relative to the plan file)")
     for run in runs:
-        facts = _run_facts(run, resolver)
-        snapshots = _snapshots(run) if facts else {}
-        if facts and not snapshots:
-            resolver.error(where, f"{run} has no checkpoint_N/snapshot directory", "the run evaluated nothing yet")
-        for number, snapshot in snapshots.items():
-            if number not in resolver.numbers(facts[0]):
-                resolver.error(where, f"{snapshot}: {facts[0]} has no checkpoint {number}", "remove that snapshot")
-                continue
-            yield Job(facts[0], run.name, number, Target(snapshot, facts[1], sandbox=resolver.sandbox),
-                      snapshots.get(number - 1)), where
+        yield from ((job, where) for job in _one_run(run, where, resolver))
 
 
 def _unique(made: list[tuple[Job, tuple]], resolver: _Resolver) -> list[Job]:

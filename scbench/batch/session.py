@@ -48,11 +48,10 @@ class Batch:
 
     def rows(self) -> list[Row]:
         """One row per job that has results or an error, in plan order."""
-        rows = []
-        for job in self.jobs:
-            if job.key in self.resumed:
-                rows.append(Row.of(job, "resumed", self.store.results(job)))
-            elif job.key in self.outcomes:
-                outcome = self.outcomes[job.key]
-                rows.append(Row.of(job, "ran" if outcome.results else "setup failed", outcome.results, outcome.error))
-        return rows
+        return [self._row(job) for job in self.jobs if job.key in self.resumed or job.key in self.outcomes]
+
+    def _row(self, job: Job) -> Row:
+        if job.key in self.resumed:
+            return Row.of(job, "resumed", self.store.results(job))
+        outcome = self.outcomes[job.key]
+        return Row.of(job, "ran" if outcome.results else "setup failed", outcome.results, outcome.error)
