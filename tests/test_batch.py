@@ -210,3 +210,13 @@ def test_an_interrupted_or_killed_batch_resumes_without_redoing_or_corrupting_an
     assert {path: (path / "results.json").read_bytes() for path in finished} == kept
     assert len(list(out.glob("*/*/*/inputs.json"))) == 4
     assert not list(out.glob("*/*/*/.*.tmp"))
+
+
+def test_engine_options_are_checked_before_anything_runs(tmp_path):
+    plan = kv_plan(tmp_path)
+    unknown = scbench("batch", plan, "--engine", "dask")
+    assert unknown.returncode == 2 and "unknown engine 'dask'; known: local, ray" in unknown.stderr
+    stray = scbench("batch", plan, "--address", "127.0.0.1:6379")
+    assert stray.returncode == 2 and "--address names a Ray cluster: add --engine ray" in stray.stderr
+    missing = scbench("batch", tmp_path / "nope.yaml")
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
