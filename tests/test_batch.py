@@ -218,5 +218,3 @@ def test_engine_options_are_checked_before_anything_runs(tmp_path):
     assert unknown.returncode == 2 and "unknown engine 'dask'; known: local, ray" in unknown.stderr
     stray = scbench("batch", plan, "--address", "127.0.0.1:6379")
     assert stray.returncode == 2 and "--address names a Ray cluster: add --engine ray" in stray.stderr
-    missing = scbench("batch", tmp_path / "nope.yaml")
-    assert missing.returncode == 2 and "does not exist" in missing.stderr
