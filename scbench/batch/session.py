@@ -35,6 +35,8 @@ class Batch:
         is called after the save. Raises what the engine raises (``KeyboardInterrupt`` when
         interrupted: the jobs saved so far stay saved)."""
         chosen = ENGINES[engine]
+        if not self.pending:  # everything is current: no engine to start (nor cluster to reach)
+            return
 
         def done(outcome: Outcome) -> None:
             if outcome.results is not None:
