@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from scbench.agent.command import run
 from scbench.batch.command import batch
 from scbench.bless.command import bless
 from scbench.cache.command import cache
@@ -21,6 +22,7 @@ from scbench.lint.command import lint
 from scbench.quality.command import metrics
 from scbench.sandbox.command import app as sandbox_app
 from scbench.scaffold.command import new
+from scbench.trajectory.command import report
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -53,6 +55,8 @@ app.command("bless")(bless)
 app.add_typer(cache, name="cache")
 app.command("new")(new)
 app.add_typer(sandbox_app, name="sandbox")
+app.command("run")(run)
+app.command("report")(report)
 app.command("batch")(batch)
 
 ProblemArg = Annotated[Path, typer.Argument(help="problems/NAME directory or a compiled NAME-HASH.scb.json")]

@@ -22,11 +22,12 @@ from pathlib import Path
 
 from ast_grep_py import SgNode, SgRoot
 
-from scbench.evaluate import run_case
+from scbench.evaluate import limits_of, run_case
 from scbench.problem.bundle import Bundle, CompiledCase
 from scbench.run.context import RunContext
 from scbench.run.tracks import SKIPPED_DIRS, prepare
 from scbench.run.workdir import mirror
+from scbench.sandbox.local import Local
 
 Replacement = tuple[SgNode, str]
 
@@ -141,7 +142,7 @@ def mutation_score(bundle: Bundle, number: int, solution_dir: Path, track: str =
     checkpoint = bundle.checkpoint(number)
     prepared = prepare(solution_dir, track, bundle.config.entry_file)
     ctx = RunContext(entry=prepared.entry, data=bundle.data_dir(), env=checkpoint.config.env,
-                     solution=prepared.directory)
+                     solution=prepared.directory, sandbox=Local(limits_of(bundle, number)))
     passing = [(case, category) for case, category in bundle.suite(number) if run_case(case, category, ctx).passed]
     runner = _Runner(ctx, passing)
     chosen = sample(list(mutants_of(solution_dir)), max_mutants)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -50,8 +51,6 @@ def kv_plan(tmp_path: Path, **extra) -> Path:
         ], **extra})
 
 
-
-
 def scbench(*args: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run ``python -m scbench`` with ``args`` (in ``env``, default ours); output captured as text."""
     return subprocess.run([sys.executable, "-m", "scbench", *map(str, args)], cwd=cwd, capture_output=True,
@@ -76,6 +75,19 @@ def processes_with(marker: str) -> list[int]:
 @pytest.fixture
 def kv() -> Path:
     return FIXTURES / "kv"
+
+
+@pytest.fixture
+def kv_copy(kv, tmp_path) -> Path:
+    """A writable copy of the kv fixture problem."""
+    return Path(shutil.copytree(kv, tmp_path / "kv"))
+
+
+def replace_in(path: Path, old: str, new: str) -> None:
+    """Rewrite ``path`` with ``old`` (which must be in it) replaced by ``new``."""
+    text = path.read_text()
+    assert old in text, f"{old!r} is not in {path}"
+    path.write_text(text.replace(old, new))
 
 
 REQUIRED_LEVELS = set(filter(None, os.environ.get("SCBENCH_REQUIRE_SANDBOXES", "").split(",")))

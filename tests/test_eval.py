@@ -7,8 +7,9 @@ from xml.etree import ElementTree
 
 import pytest
 
-from conftest import FIXTURES, ROOT, scbench
+from conftest import FIXTURES, ROOT, replace_in, scbench
 from scbench.evaluate import Target, evaluate
+from scbench.mutants import mutation_score
 from scbench.problem.compiler import compile_problem
 from scbench.report.junit import write_junit
 from scbench.run.tracks import prepare
@@ -122,6 +123,16 @@ def test_check_fails_on_a_spec_leak_and_reports_mutation_scores(kv, tmp_path):
     assert "flaky" not in done.stdout
 
 
+def test_mutation_score_runs_the_reference_under_the_checkpoints_limits(kv_copy):
+    replace_in(kv_copy / "config.yaml", "  checkpoint_1: {order: 1}",
+               "  checkpoint_1: {order: 1, limits: {memory_mb: 3000}}")
+    solution = kv_copy / "solutions/python/checkpoint_1/kv.py"
+    solution.write_text("import resource\nassert resource.getrlimit(resource.RLIMIT_DATA)[0] == 3000 * 2**20\n"
+                        + solution.read_text())
+    score = mutation_score(compile_problem(kv_copy), 1, solution.parent)
+    assert (score.killed, score.total) == (9, 12)
+
+
 @pytest.mark.parametrize("problem", sorted(path.name for path in (ROOT / "problems").iterdir()))
 def test_shipped_problems_are_consistent(problem):
     done = scbench("check", ROOT / "problems" / problem)
@@ -129,18 +140,38 @@ def test_shipped_problems_are_consistent(problem):
     assert done.stdout.rstrip().endswith("consistent") and "reference solutions" not in done.stderr
 
 
-def test_regression_ignore_drops_fields_a_later_checkpoint_adds(kv, tmp_path):
-    root = tmp_path / "kv"
-    shutil.copytree(kv, root)
-    solution = root / "solutions/python/checkpoint_2/kv.py"
-    solution.write_text(solution.read_text().replace('{"key": key, "value": value}',
-                                                     '{"key": key, "value": value, "bytes": len(value)}'))
-    failing = evaluate(compile_problem(root), 2, Target(solution.parent, "python"))
+BYTES = ('{"key": key, "value": value}', '{"key": key, "value": value, "bytes": len(value)}')
+"""An edit of the kv reference that adds a field to its dump."""
+
+
+def test_regression_ignore_drops_fields_a_later_checkpoint_adds(kv_copy):
+    solution = kv_copy / "solutions/python/checkpoint_2/kv.py"
+    replace_in(solution, *BYTES)
+    failing = evaluate(compile_problem(kv_copy), 2, Target(solution.parent, "python"))
     assert [(c.id, c.category) for c in failing.cases if not c.passed] == [("dump_sorted", "regression")]
-    config = root / "config.yaml"
-    config.write_text(config.read_text().replace("checkpoint_2: {order: 2}",
-                                                 'checkpoint_2: {order: 2, regression_ignore: ["$[*].bytes"]}'))
-    assert evaluate(compile_problem(root), 2, Target(solution.parent, "python")).summary.strict
+    replace_in(kv_copy / "config.yaml", "checkpoint_2: {order: 2}",
+               'checkpoint_2: {order: 2, regression_ignore: ["$[*].bytes"]}')
+    assert evaluate(compile_problem(kv_copy), 2, Target(solution.parent, "python")).summary.strict
+
+
+def test_regression_ignore_holds_at_every_later_checkpoint(kv_copy):
+    # before: only the running checkpoint's paths were ignored, so a field checkpoint 2 adds
+    # failed checkpoint 1's cases again at checkpoint 3
+    shutil.copy(kv_copy / "checkpoint_2.md", kv_copy / "checkpoint_3.md")
+    (kv_copy / "cases/checkpoint_3").mkdir()
+    (kv_copy / "cases/checkpoint_3/core.yaml").write_text(
+        "cases:\n  - {id: count_again, args: [count, '{data}/docs/a.txt'], "
+        "expect: {stdout: {format: json, subset: true, value: {words: 5}}}}\n")
+    solution = kv_copy / "solutions/python/checkpoint_3/kv.py"
+    solution.parent.mkdir(parents=True)
+    shutil.copy(kv_copy / "solutions/python/checkpoint_2/kv.py", solution)
+    replace_in(solution, *BYTES)
+    replace_in(kv_copy / "config.yaml", "checkpoint_2: {order: 2}",
+               'checkpoint_2: {order: 2, regression_ignore: ["$[*].bytes"]}\n  checkpoint_3: {order: 3}')
+    results = evaluate(compile_problem(kv_copy), 3, Target(solution.parent, "python"))
+    assert [(c.id, c.passed) for c in results.cases if c.category == "regression"] == [
+        ("set_then_get", True), ("dump_sorted", True), ("get_missing", True), ("count_doc", True),
+        ("count_data_placeholder", True)]
 
 
 def test_the_same_cases_run_against_python_node_rust_and_java():

@@ -63,6 +63,25 @@ def test_unordered_long_and_deep_lists_are_settled_by_exact_pairs_first():
         "$[2989].tags[1]: missing item 1\n$[2989].tags[1]: unexpected item 9")
 
 
+def test_unordered_items_match_with_wildcards_and_tolerance():
+    # before: DeepDiff pairs unordered items by hash, so an item holding a wildcard or a float
+    # within tolerance never found its partner
+    spec = Expect(format="json", unordered=True, tolerance={"abs": 0.01},
+                  value={"problems": [{"path": "$.b", "message": "[..]"}, {"path": "$.a", "message": "must be [..]"}],
+                         "sizes": [1.0, 2.0]})
+    assert diff_of(spec, '{"problems": [{"path": "$.a", "message": "must be a name"}, {"path": "$.b", "message": 3}], '
+                         '"sizes": [2.004, 0.998]}') is None
+    assert diff_of(spec, '{"problems": [{"path": "$.a", "message": "is required"}, {"path": "$.b", "message": 3}], '
+                         '"sizes": [2.004, 0.998]}') is not None
+
+
+def test_unordered_wildcard_items_are_paired_as_a_whole():
+    # a greedy pairing gives the wildcard item the only partner of the exact one
+    spec = Expect(format="json", unordered=True, value=[{"k": "[..]"}, {"k": "a"}])
+    assert diff_of(spec, '[{"k": "a"}, {"k": "b"}]') is None
+    assert diff_of(spec, '[{"k": "b"}, {"k": "c"}]') == "$[1].k: expected \"a\", actual \"c\""
+
+
 def test_sort_by_keys_then_exact():
     spec = Expect(format="jsonl", sort_by=["f", "p.l"], value=[{"f": "a", "p": {"l": 2}}, {"f": "b", "p": {"l": 1}}])
     assert diff_of(spec, '{"f": "b", "p": {"l": 1}}\n{"f": "a", "p": {"l": 2}}\n') is None

@@ -10,7 +10,7 @@ import copy
 import json
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import reduce
 from itertools import chain
@@ -68,6 +68,18 @@ def _number(item: Any) -> bool:
     return isinstance(item, int | float) and not isinstance(item, bool)
 
 
+def leaf_equal(expected: Any, actual: Any, tolerance: Tolerance | None) -> bool:
+    """Whether leaf ``actual`` meets leaf ``expected`` (both canonical): a wildcard string matches
+    by its pattern, numbers by value within ``tolerance``, anything else exactly."""
+    if expected == ANY:
+        return True
+    if isinstance(expected, str):
+        return isinstance(actual, str) and text.matches(expected, actual)
+    if tolerance is None or not (_number(expected) and _number(actual)):
+        return expected == actual
+    return math.isclose(expected, actual, rel_tol=tolerance.rel, abs_tol=tolerance.abs)
+
+
 class LeafOperator(BaseOperator):
     """deepdiff operator for leaves compared by our rules: wildcard strings, and numbers by value
     (``1`` equals ``1.0``; ``0.1 + 0.2`` is not ``0.3`` unless a ``tolerance`` says so)."""
@@ -80,17 +92,8 @@ class LeafOperator(BaseOperator):
         wildcard = isinstance(level.t1, str) and text.INLINE_WILDCARD in level.t1
         return wildcard or (_number(level.t1) and _number(level.t2))
 
-    def _equal(self, expected: Any, actual: Any) -> bool:
-        if expected == ANY:
-            return True
-        if isinstance(expected, str):
-            return isinstance(actual, str) and text.matches(expected, actual)
-        if self.tolerance is None:
-            return expected == actual
-        return math.isclose(expected, actual, rel_tol=self.tolerance.rel, abs_tol=self.tolerance.abs)
-
     def give_up_diffing(self, level, diff_instance) -> bool:
-        if not self._equal(level.t1, level.t2):
+        if not leaf_equal(level.t1, level.t2, self.tolerance):
             diff_instance.custom_report_result("values_changed", level)
         return True
 
@@ -247,17 +250,61 @@ def _take(counter: Counter, key: str) -> bool:
     return True
 
 
+def fits(expected: Any, actual: Any, spec: OutputExpectation) -> bool:
+    """Whether ``actual`` meets ``expected`` (both canonical) with every list a multiset: leaves by
+    :func:`leaf_equal`, extra object keys only under ``subset``."""
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and (spec.subset or actual.keys() == expected.keys()) and all(
+            key in actual and fits(child, actual[key], spec) for key, child in expected.items())
+    if isinstance(expected, list):
+        return isinstance(actual, list) and not any(unmatched(expected, actual, spec))
+    return leaf_equal(expected, actual, spec.tolerance)
+
+
+def _augment(start: int, candidates: Callable[[int], Iterable[int]], partner: dict[int, int]) -> None:
+    """Extend the matching ``partner`` (actual position -> expected position) by an augmenting
+    path from expected item ``start`` (Kuhn's algorithm, depth first without recursion)."""
+    stack, chosen, seen = [(start, iter(candidates(start)))], [], set()
+    while stack:
+        actual = next((j for j in stack[-1][1] if j not in seen), None)
+        if actual is None:
+            stack.pop()
+            del chosen[-1:]
+        elif actual in partner:
+            seen.add(actual)
+            chosen.append(actual)
+            stack.append((partner[actual], iter(candidates(partner[actual]))))
+        else:
+            for (expected, _), found in zip(stack, [*chosen, actual], strict=True):
+                partner[found] = expected
+            return
+
+
+def unmatched(expected: list, actual: list, spec: OutputExpectation) -> tuple[list[int], list[int]]:
+    """The positions of the items of two unordered lists left unpaired: exactly equal items are
+    paired first, then the rest as a maximum matching of the items that :func:`fits` allows
+    (wildcards and tolerance), so the pairing of one item never takes another's only partner."""
+    left_expected, left_actual = unpaired(expected, actual)
+    allowed = {i: [j for j in left_actual if fits(expected[i], actual[j], spec)] for i in left_expected}
+    partner: dict[int, int] = {}
+    for i in left_expected:
+        _augment(i, allowed.__getitem__, partner)
+    paired = set(partner.values())
+    return [i for i in left_expected if i not in paired], [j for j in left_actual if j not in partner]
+
+
 def _unordered_lines(expected: Any, actual: Any, spec: OutputExpectation) -> list[str]:
     """Differences of two values compared with lists as multisets. DeepDiff pairs unequal items by
-    distance, which costs time exponential in nesting and slow on long lists, so exactly equal
-    values and exactly equal items of a top-level list are settled first, and only the items left
-    over go to DeepDiff (their paths keep the positions they have in the whole lists: the expected
-    item's, or an extra actual item's own)."""
-    if multiset_key(expected) == multiset_key(actual):
+    distance, which costs time exponential in nesting and slow on long lists, and by hash, which
+    cannot see wildcards or tolerance; so equal values (:func:`fits`) and the items of a top-level
+    list that :func:`unmatched` pairs are settled first, and only the items left over go to
+    DeepDiff (their paths keep the positions they have in the whole lists: the expected item's, or
+    an extra actual item's own)."""
+    if multiset_key(expected) == multiset_key(actual) or fits(expected, actual, spec):
         return []
     if not (isinstance(expected, list) and isinstance(actual, list)):
         return _deepdiff_lines(expected, actual, spec, lambda path, kind: path)
-    left_expected, left_actual = unpaired(expected, actual)
+    left_expected, left_actual = unmatched(expected, actual, spec)
 
     def placed(path: list, kind: str) -> list:
         # DeepDiff places a difference at the expected item's position, an extra actual item at its own

@@ -70,16 +70,22 @@ class Bundle(Strict):
     def suite(self, number: int) -> list[tuple[CompiledCase, str]]:
         """The cases graded at checkpoint ``number`` as ``(case, category)`` pairs: its own
         cases with their category, then (if ``include_prior_tests``) every earlier
-        checkpoint's cases as ``regression`` (SlopCodeBench paper section 2.4), their structured
-        outputs also ignoring this checkpoint's ``regression_ignore`` paths."""
+        checkpoint's cases as ``regression`` (SlopCodeBench paper section 2.4), the structured
+        outputs of a case of checkpoint ``j`` also ignoring the ``regression_ignore`` paths of
+        every checkpoint after ``j`` up to this one (a field added at checkpoint 3 is still there
+        at checkpoint 4)."""
         current = self.checkpoint(number)
         own = [(case, case.case.category) for case in current.cases]
         if not current.config.include_prior_tests:
             return own
-        paths = current.config.regression_ignore
-        earlier = [case.model_copy(update={"case": ignoring(case.case, paths)})
+        earlier = [case.model_copy(update={"case": ignoring(case.case, self.ignored_after(cp.config.order, number))})
                    for cp in self.checkpoints if cp.config.order < number for case in cp.cases]
         return own + [(case, "regression") for case in earlier]
+
+    def ignored_after(self, order: int, number: int) -> list[str]:
+        """The ``regression_ignore`` paths of the checkpoints after ``order`` up to ``number``, in order."""
+        return [path for cp in sorted(self.checkpoints, key=lambda cp: cp.config.order)
+                if order < cp.config.order <= number for path in cp.config.regression_ignore]
 
     def write(self, directory: Path) -> Path:
         """Write ``<name>-<digest[:12]>.scb.json`` into ``directory``; returns its path."""

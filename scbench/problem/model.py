@@ -271,7 +271,7 @@ class CheckpointConfig(Strict):
     limits: LimitsConfig = Field(default_factory=LimitsConfig, description="overrides the problem's limits")
     regression_ignore: list[str] = Field(
         default_factory=list, description="JSONPaths removed from every structured output of earlier "
-        "checkpoints' cases when they run as regressions here (fields this checkpoint adds)")
+        "checkpoints' cases when they run as regressions here or later (fields this checkpoint adds)")
 
 
 class ProblemConfig(Strict):

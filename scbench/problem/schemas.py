@@ -4,28 +4,32 @@
 checked-in files drift from the models.
 """
 
-import importlib
 import json
 
 from pydantic import BaseModel
 
+from scbench.agent.rundir import RunRecord
+from scbench.agent.usage import Usage
+from scbench.batch.plan import Plan
+from scbench.batch.summary import BatchSummary
 from scbench.paths import SCHEMAS
+from scbench.problem.model import CaseFile, ProblemConfig
+from scbench.results import RunResults
+from scbench.trajectory.model import Report
 
-DOCUMENTS: dict[str, str] = {
-    "config": "scbench.problem.model:ProblemConfig",
-    "case-file": "scbench.problem.model:CaseFile",
-    "results": "scbench.results:RunResults",
-    "batch-plan": "scbench.batch.plan:Plan",
-    "batch-summary": "scbench.batch.summary:BatchSummary",
+DOCUMENTS: dict[str, type[BaseModel]] = {
+    "config": ProblemConfig,
+    "case-file": CaseFile,
+    "results": RunResults,
+    "run": RunRecord,
+    "usage": Usage,
+    "report": Report,
+    "batch-plan": Plan,
+    "batch-summary": BatchSummary,
 }
-"""Schema file stem -> ``module:model``: the author-facing documents, ``results.json``, batch
-plans and their ``summary.json`` (named, not imported, so that ``problem`` does not import the packages above it)."""
-
-
-def model_of(stem: str) -> type[BaseModel]:
-    """The model of schema ``stem`` (a key of :data:`DOCUMENTS`), imported."""
-    module, name = DOCUMENTS[stem].split(":")
-    return getattr(importlib.import_module(module), name)
+"""Schema file stem -> model: the author-facing documents, ``results.json``, a run directory's
+``run.json`` and ``usage.json``, ``scbench report --json``, and ``scbench batch``'s plan and
+``summary.json``."""
 
 
 def schema_of(model: type[BaseModel]) -> dict:
@@ -41,8 +45,8 @@ def render(model: type[BaseModel]) -> str:
 def write_all() -> list[str]:
     """Rewrite every ``schemas/<stem>.schema.json``; returns the file names written."""
     SCHEMAS.mkdir(exist_ok=True)
-    for stem in DOCUMENTS:
-        (SCHEMAS / f"{stem}.schema.json").write_text(render(model_of(stem)))
+    for stem, model in DOCUMENTS.items():
+        (SCHEMAS / f"{stem}.schema.json").write_text(render(model))
     return sorted(f"{stem}.schema.json" for stem in DOCUMENTS)
 
 

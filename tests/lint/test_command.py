@@ -19,7 +19,7 @@ def test_error_findings_exit_1_and_are_printed_with_counts() -> None:
     done = lint(str(FIXTURES / "leaky"))
     assert done.returncode == 1
     assert "checkpoint_1.md:24: error[import]: from collections import Counter" in done.stdout
-    assert done.stdout.rstrip().endswith("23 error(s), 6 warning(s)")
+    assert done.stdout.rstrip().endswith("23 error(s), 7 warning(s)")
 
 
 def test_warnings_only_exit_0() -> None:

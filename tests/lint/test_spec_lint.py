@@ -76,6 +76,7 @@ def test_suite_lint_finds_weak_cases_and_unused_data() -> None:
         ("cases/checkpoint_1/core.yaml", 15, "accepts-anything", "anything_regex: step 1"),
         ("cases/checkpoint_1/core.yaml", 19, "accepts-anything", "anything_exit: step 1"),
         ("cases/checkpoint_1/core.yaml", 22, "accepts-anything", "anything_wildcard: step 1"),
+        ("cases/checkpoint_1/core.yaml", 31, "no-expectation", "check_then_unchecked: step 2"),
         ("data/texts/unused.txt", 0, "unused-data", "texts/unused.txt"),
     ]
 
@@ -89,7 +90,7 @@ def test_lint_problem_is_specs_plus_suite_sorted() -> None:
     bundle = load(LEAKY)
     combined = lint_problem(LEAKY, bundle)
     assert combined == sorted(lint_specs(LEAKY, bundle) + lint_suite(LEAKY, bundle))
-    assert all(isinstance(finding, Finding) for finding in combined) and len(combined) == 29
+    assert all(isinstance(finding, Finding) for finding in combined) and len(combined) == 30
 
 
 POLYGLOT = """\

@@ -1,0 +1,1 @@
+"""The forge tool: command line, state store and resources."""

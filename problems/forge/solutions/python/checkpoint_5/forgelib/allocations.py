@@ -1,0 +1,74 @@
+"""The allocation resource: reserving a build's bill of materials, then consuming or releasing it."""
+
+from forgelib.blueprints import record, view
+from forgelib.bom import explode
+from forgelib.documents import check_name, whole_number
+from forgelib.errors import ForgeError, conflict, invalid
+from forgelib.ledger import allocations, next_id
+from forgelib.revisions import numbered
+from forgelib.stock import adjust, require
+
+STATUSES = ("reserved", "consumed", "released")
+
+
+def chosen_revision(store, args, options):
+    """The printed revision ``allocation create`` builds: ``--revision`` or the current one."""
+    if options.revision is None:
+        return view(record(store, args[0]))
+    return view(*numbered(store, [args[0], options.revision]))
+
+
+def create(store, args, options, stdin):
+    quantity = whole_number(options.quantity or "1", "--quantity")
+    materials = explode(store, chosen_revision(store, args, options), quantity)
+    require(store, materials["materials"])
+    for material in materials["materials"]:
+        adjust(store, material["item"], reserved=material["quantity"])
+    number = next_id(store)
+    allocation = {"id": number, "blueprint": materials["blueprint"], "revision": materials["revision"],
+                  "quantity": quantity, "status": "reserved", "materials": materials["materials"]}
+    allocations(store)[str(number)] = allocation
+    return allocation
+
+
+def existing(store, text):
+    number = whole_number(text, "the allocation id")
+    allocation = allocations(store).get(str(number))
+    if allocation is None:
+        raise ForgeError("not_found", f"no allocation {number}")
+    return allocation
+
+
+def get(store, args, options, stdin):
+    return existing(store, args[0])
+
+
+def list_all(store, args, options, stdin):
+    if options.status is not None and options.status not in STATUSES:
+        raise invalid(f"--status must be one of {', '.join(STATUSES)}, got {options.status!r}")
+    if options.blueprint is not None:
+        check_name(options.blueprint, "--blueprint")
+    wanted = [allocation for allocation in allocations(store).values()
+              if options.status in (None, allocation["status"])
+              and options.blueprint in (None, allocation["blueprint"])]
+    return {"allocations": sorted(wanted, key=lambda allocation: allocation["id"])}
+
+
+def settle(store, args, status, on_hand):
+    """Move a reserved allocation to ``status``, taking its materials out of ``reserved`` and,
+    with ``on_hand``, out of the stock on hand too."""
+    allocation = existing(store, args[0])
+    if allocation["status"] != "reserved":
+        raise conflict(f"allocation {allocation['id']} is {allocation['status']}", {"status": allocation["status"]})
+    for material in allocation["materials"]:
+        adjust(store, material["item"], on_hand=-material["quantity"] if on_hand else 0, reserved=-material["quantity"])
+    allocation["status"] = status
+    return allocation
+
+
+def consume(store, args, options, stdin):
+    return settle(store, args, "consumed", on_hand=True)
+
+
+def release(store, args, options, stdin):
+    return settle(store, args, "released", on_hand=False)

@@ -1,0 +1,109 @@
+"""Snapshots of a workspace, their differences, and secrets kept out of both.
+
+A snapshot is a copy of the workspace without its set-up products (``.venv``, ``node_modules``,
+``target``, ... as for a solution's content digest, :data:`scbench.run.tracks.SKIPPED_DIRS`);
+symbolic links are copied as links, never followed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from scbench.run.tracks import SKIPPED_DIRS
+
+
+def redact(data: bytes, secrets: Iterable[tuple[str, str]]) -> bytes:
+    """``data`` with each secret's value replaced by ``[NAME]``; ``secrets`` are ``(name, value)`` pairs."""
+    for name, value in secrets:
+        data = data.replace(value.encode(), f"[{name}]".encode())
+    return data
+
+
+def take(workspace: Path, target: Path, secrets: Iterable[tuple[str, str]] = ()) -> None:
+    """Copy ``workspace`` to ``target`` (which must not exist) without set-up products, every
+    secret value in a file replaced by its name (:func:`redact`); links are copied, never read."""
+    shutil.copytree(workspace, target, symlinks=True, ignore=lambda _, names: SKIPPED_DIRS & set(names))
+    pairs = [(name, value) for name, value in secrets if value]
+    for path in [path for path in files(target) if pairs and not path.is_symlink()]:
+        content = path.read_bytes()
+        if any(value.encode() in content for _, value in pairs):
+            path.write_bytes(redact(content, pairs))
+
+
+def files(root: Path | None) -> list[Path]:
+    """The files and symbolic links under ``root`` (none when it is ``None``), sorted."""
+    if root is None:
+        return []
+    found = [Path(directory, name) for directory, dirs, names in os.walk(root)
+             for name in names + [d for d in dirs if os.path.islink(os.path.join(directory, d))]]
+    return sorted(found)
+
+
+def _lines(path: Path | None) -> list[str] | None:
+    """The text of ``path`` as lines (``[]`` for none; a link reads as its target), ``None`` when binary."""
+    if path is None:
+        return []
+    if path.is_symlink():
+        return [f"-> {os.readlink(path)}\n"]
+    try:
+        return path.read_text(encoding="utf-8").splitlines(keepends=True)
+    except UnicodeDecodeError:
+        return None
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file that differs between two snapshots: its path, lines added and removed (``None``
+    for a binary file) and whether it was ``added``, ``removed`` or ``changed``."""
+
+    path: str
+    kind: str
+    added: int | None
+    removed: int | None
+
+
+def _pairs(before: Path | None, after: Path) -> list[tuple[str, Path | None, Path | None]]:
+    old = {path.relative_to(before).as_posix(): path for path in files(before)} if before else {}
+    new = {path.relative_to(after).as_posix(): path for path in files(after)}
+    return [(name, old.get(name), new.get(name)) for name in sorted(old.keys() | new.keys())]
+
+
+def _kind(old: Path | None, new: Path | None) -> str:
+    return "added" if old is None else "removed" if new is None else "changed"
+
+
+def _binary_diff(name: str, old: Path | None, new: Path | None) -> tuple[list[str], FileChange | None]:
+    if old is not None and new is not None and old.read_bytes() == new.read_bytes():
+        return [], None
+    return [f"Binary files a/{name} and b/{name} differ\n"], FileChange(name, _kind(old, new), None, None)
+
+
+def _file_diff(name: str, old: Path | None, new: Path | None) -> tuple[list[str], FileChange | None]:
+    """The diff lines of one file (``a/`` before, ``b/`` after) and its change (``None``: the same)."""
+    before, after = _lines(old), _lines(new)
+    if before is None or after is None:
+        return _binary_diff(name, old, new)
+    headers = f"a/{name}" if old else "/dev/null", f"b/{name}" if new else "/dev/null"
+    lines = [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+             for line in difflib.unified_diff(before, after, *headers)]
+    if not lines:
+        return [], None
+    body = lines[2:]  # past the two file headers: hunk headers, context, additions, removals
+    return lines, FileChange(name, _kind(old, new), sum(line.startswith("+") for line in body),
+                             sum(line.startswith("-") for line in body))
+
+
+def diff(before: Path | None, after: Path) -> tuple[str, list[FileChange]]:
+    """The unified diff from snapshot ``before`` (``None``: the empty workspace) to ``after``, with
+    one :class:`FileChange` per file that differs."""
+    text, changes = [], []
+    for name, old, new in _pairs(before, after):
+        lines, change = _file_diff(name, old, new)
+        text += lines
+        changes += [change] if change else []
+    return "".join(text), changes

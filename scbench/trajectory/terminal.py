@@ -1,0 +1,78 @@
+"""The report in the terminal (rich): one small printer per section."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from scbench.trajectory import text
+from scbench.trajectory.model import MEASURES, Figures, Report, RunSummary, TableRow
+
+MARK = {True: "yes", False: "no"}
+
+
+def _cells(rates: Figures) -> list[str]:
+    return [text.rate(rates.strict), text.rate(rates.isolated), text.rate(rates.core)]
+
+
+def _measures(rates: Figures) -> list[str]:
+    return [text.figure(getattr(rates, key), text.DIGITS[key]) for key in MEASURES]
+
+
+def table_1(report: Report) -> Table:
+    """Table 1: one row per (agent, model, prompt)."""
+    table = Table(title="Table 1: solve rates over every checkpoint attempted; cost, time and quality over those "
+                        "that have them")
+    for column in ("agent / model / prompt", "runs", *text.COLUMNS):
+        table.add_column(column, justify="left" if column.startswith("agent") else "right")
+    for row in report.table:
+        measures = _measures(row.figures)
+        table.add_row(text.row_name(row.agent, row.model, row.prompt), str(len(row.runs)), *_cells(row.figures),
+                      text.rate(row.partial), measures[0], text.total(row.total_cost_usd), *measures[1:])
+    return table
+
+
+def missing_notes(rows: list[TableRow]) -> list[str]:
+    """Why figures of Table 1 lack values: one line per row and measure that has missing ones."""
+    return [f"{text.row_name(row.agent, row.model, row.prompt)}: {key}: {'; '.join(figure.missing)}"
+            for row in rows for key in MEASURES if (figure := getattr(row.figures, key)).missing]
+
+
+def phase_table(report: Report) -> Table:
+    """The figures per progress phase."""
+    table = Table(title="Progress phases (Start, Early, Mid, Late, Final)")
+    for column in ("agent / model / prompt", "phase", "checkpoints", "Strict", "Iso.", "Core",
+                   *(text.LABELS[key] for key in MEASURES)):
+        table.add_column(column, justify="left" if column in ("agent / model / prompt", "phase") else "right")
+    for row in report.phases:
+        table.add_row(text.row_name(row.agent, row.model, row.prompt), row.phase, str(row.checkpoints),
+                      *_cells(row.figures), *_measures(row.figures))
+    return table
+
+
+def run_table(run: RunSummary) -> Table:
+    """One run, one row per checkpoint."""
+    table = Table(title=f"{run.path}: {text.row_name(run.agent, run.model, run.prompt)} on {run.problem} "
+                        f"({run.track}, {run.sandbox})")
+    for column in ("checkpoint", "phase", "status", "strict", "iso.", "core", *MEASURES, "reason"):
+        table.add_column(column, justify="left" if column in ("checkpoint", "phase", "status", "reason") else "right")
+    for p in run.points:
+        table.add_row(p.name, p.phase, p.status, MARK[p.strict], MARK[p.isolated], MARK[p.core],
+                      *(text.measure(getattr(p, key), key) for key in MEASURES), (p.reason or "").split("\n")[0])
+    return table
+
+
+def print_report(console: Console, report: Report) -> None:
+    """Table 1 with its notes, the phases, each run, the top growing callables and regression onsets."""
+    console.print(table_1(report))
+    for note in missing_notes(report.table):
+        console.print(f"  missing: {note}", highlight=False)
+    console.print(phase_table(report))
+    for run in report.runs:
+        console.print(run_table(run))
+    for growth in report.growth:
+        console.print(f"grows: {growth.run} {growth.path}:{growth.name} SLOC {growth.sloc} CC {growth.cc}",
+                      highlight=False)
+    for onset in report.onsets:
+        console.print(f"regression onset: {onset.run} checkpoint_{onset.number}: {', '.join(onset.cases)} "
+                      f"(changed: {', '.join(onset.changed_files) or 'nothing'})", highlight=False)
