@@ -51,6 +51,11 @@ def kv_plan(tmp_path: Path, **extra) -> Path:
         ], **extra})
 
 
+def evaluations_in(out: Path) -> list[str]:
+    """The ``PROBLEM/NAME/checkpoint_N`` of every finished evaluation in a batch's results tree, sorted."""
+    return sorted(str(path.parent.relative_to(out)) for path in out.glob("*/*/*/inputs.json"))
+
+
 def scbench(*args: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run ``python -m scbench`` with ``args`` (in ``env``, default ours); output captured as text."""
     return subprocess.run([sys.executable, "-m", "scbench", *map(str, args)], cwd=cwd, capture_output=True,

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KV, ROOT, comparable, kv_plan, scbench, write_plan
+from conftest import KV, ROOT, comparable, evaluations_in, kv_plan, replace_in, scbench, write_plan
+from scbench.agent.rundir import read_run, write_run
 from scbench.evaluate import Target, evaluate, with_quality
 from scbench.problem.compiler import compile_problem
 
@@ -40,10 +41,9 @@ def test_batch_writes_what_eval_would_for_every_job_and_a_summary(tmp_path):
     assert "batch: 5 evaluation(s), 4 strict-solved" in done.stdout
 
 
-def test_a_second_run_resumes_and_reruns_only_what_changed(tmp_path):
+def test_a_second_run_resumes_and_reruns_only_what_changed(kv_copy, tmp_path):
     solution = shutil.copytree(KV / "solutions/python/checkpoint_2", tmp_path / "mine")
-    problem = shutil.copytree(KV, tmp_path / "kv")
-    plan = write_plan(tmp_path / "plan.yaml", {"problems": {"kv": str(problem)}, "solutions": [
+    plan = write_plan(tmp_path / "plan.yaml", {"problems": {"kv": str(kv_copy)}, "solutions": [
         {"problem": "kv", "path": str(solution), "entry": "python3 kv.py", "name": "mine"}]})
     out = tmp_path / "out"
     assert scbench("batch", plan, "--out", out).returncode == 0
@@ -54,12 +54,11 @@ def test_a_second_run_resumes_and_reruns_only_what_changed(tmp_path):
     assert {n: (out / f"kv/mine/checkpoint_{n}/results.json").read_bytes() for n in (1, 2)} == first
     assert again.stdout.count("resumed") == 2
 
-    (solution / "kv.py").write_text((solution / "kv.py").read_text() + "\n# changed\n")
+    replace_in(solution / "kv.py", "import json", "import json  # changed")
     changed = scbench("batch", plan, "--out", out)
     assert "2 current in" not in changed.stderr and "2 to run" in changed.stderr
 
-    case_file = problem / "cases/checkpoint_2/core.yaml"
-    case_file.write_text(case_file.read_text().replace("id: ", "id: renamed_", 1))
+    replace_in(kv_copy / "cases/checkpoint_2/core.yaml", "id: ", "id: renamed_")
     recompiled = scbench("batch", plan, "--out", out)
     assert "0 current in" in recompiled.stderr and "2 to run" in recompiled.stderr
     assert results_of(out, "kv/mine/checkpoint_2")["cases"][0]["id"].startswith("renamed_")
@@ -126,40 +125,42 @@ def test_a_schema_error_in_the_plan_names_the_key(tmp_path):
     assert f"{plan}:1: unknown key 'solution'\n    fix: did you mean 'solutions'?" in done.stderr
 
 
-def make_run(root: Path, checkpoints: dict[int, str]) -> Path:
-    """An agent run directory as ``scbench run`` writes it: run.json and one snapshot per checkpoint."""
-    root.mkdir(parents=True)
-    (root / "run.json").write_text(json.dumps({"problem": "kv", "track": "python", "checkpoints": {
-        f"checkpoint_{n}": {"status": "done"} for n in checkpoints}}))
-    for number, reference in checkpoints.items():
-        shutil.copytree(KV / "solutions/python" / reference, root / f"checkpoint_{number}/snapshot")
-    return root
+@pytest.fixture(scope="module")
+def replay_run(tmp_path_factory) -> Path:
+    """A run directory made by ``scbench run`` replaying kv's python references (strict at both checkpoints)."""
+    run = tmp_path_factory.mktemp("runs") / "replay"
+    done = scbench("run", KV, "--agent", "replay", "--snapshots", KV / "solutions/python", "--out", run)
+    assert done.returncode == 0, done.stderr
+    return run
 
 
-def test_run_directories_are_evaluated_snapshot_by_snapshot_with_quality_deltas(tmp_path):
-    make_run(tmp_path / "runs/agent-a", {1: "checkpoint_1", 2: "checkpoint_2"})
-    make_run(tmp_path / "runs/agent-b", {1: "checkpoint_1", 2: "checkpoint_1"})
+def test_run_directories_are_graded_as_scbench_run_graded_them_completed_checkpoints_only(replay_run, tmp_path):
+    shutil.copytree(replay_run, tmp_path / "runs/replay")
+    crashed = shutil.copytree(replay_run, tmp_path / "runs/crashed")
+    record = read_run(crashed)
+    record.checkpoints[1].status = "failed"
+    write_run(crashed, record)
     plan = write_plan(tmp_path / "plan.yaml", {"problems": {"kv": str(KV)}, "runs": ["runs/*"]})
     done = scbench("batch", plan, "--out", tmp_path / "out")
     assert done.returncode == 0, done.stderr
-    verdicts = {key: results_of(tmp_path / "out", key)["summary"]["strict"]
-                for key in ("kv/agent-a/checkpoint_1", "kv/agent-a/checkpoint_2", "kv/agent-b/checkpoint_1",
-                            "kv/agent-b/checkpoint_2")}
-    assert verdicts == {"kv/agent-a/checkpoint_1": True, "kv/agent-a/checkpoint_2": True,
-                        "kv/agent-b/checkpoint_1": True, "kv/agent-b/checkpoint_2": False}
-    assert results_of(tmp_path / "out", "kv/agent-a/checkpoint_1")["quality"]["delta"] is None
-    assert results_of(tmp_path / "out", "kv/agent-a/checkpoint_2")["quality"]["delta"] is not None
-    assert results_of(tmp_path / "out", "kv/agent-b/checkpoint_2")["solution"] == str(
-        tmp_path / "runs/agent-b/checkpoint_2/snapshot")
+    assert evaluations_in(tmp_path / "out") == ["kv/crashed/checkpoint_1", "kv/replay/checkpoint_1",
+                                                "kv/replay/checkpoint_2"]
+    for number in (1, 2):
+        by_run = json.loads((replay_run / f"checkpoint_{number}/results.json").read_text())
+        ours = results_of(tmp_path / "out", f"kv/replay/checkpoint_{number}")
+        assert ours["solution"] == str(tmp_path / f"runs/replay/checkpoint_{number}/snapshot")
+        assert {**comparable(ours), "solution": None} == {**comparable(by_run), "solution": None}
+    assert results_of(tmp_path / "out", "kv/replay/checkpoint_2")["quality"]["delta"] is not None
 
 
-def test_a_run_without_a_known_problem_is_a_located_error(tmp_path):
-    run = make_run(tmp_path / "runs/agent-a", {1: "checkpoint_1"})
-    (run / "run.json").write_text('{"problem": "todo", "track": "python"}\n')
-    plan = write_plan(tmp_path / "plan.yaml", {"problems": {"kv": str(KV)}, "runs": ["runs/agent-a"]})
+def test_a_run_of_a_problem_the_plan_lacks_is_a_located_error(replay_run, tmp_path):
+    run = shutil.copytree(replay_run, tmp_path / "runs/replay")
+    replace_in(run / "run.json", '"problem": "kv"', '"problem": "todo"')
+    line = next(n for n, text in enumerate((run / "run.json").read_text().splitlines(), 1) if '"problem"' in text)
+    plan = write_plan(tmp_path / "plan.yaml", {"problems": {"kv": str(KV)}, "runs": ["runs/replay"]})
     done = scbench("batch", plan, "--out", tmp_path / "out")
     assert done.returncode == 2
-    assert (f"{run}/run.json:1: problem: unknown problem 'todo'\n"
+    assert (f"{run}/run.json:{line}: problem: unknown problem 'todo'\n"
             f"    fix: add it with its path to the problems of {plan}") in done.stderr
 
 
@@ -189,7 +190,7 @@ def test_an_interrupted_or_killed_batch_resumes_without_redoing_or_corrupting_an
     out = tmp_path / "out"
     batch = subprocess.Popen([sys.executable, "-m", "scbench", "batch", str(plan), "--out", str(out), "-j", "1"],
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    while not list(out.glob("*/*/*/inputs.json")):
+    while not evaluations_in(out):
         assert batch.poll() is None, batch.communicate()
         time.sleep(0.02)
     batch.send_signal(how)
@@ -197,18 +198,18 @@ def test_an_interrupted_or_killed_batch_resumes_without_redoing_or_corrupting_an
     assert batch.returncode == (130 if how == signal.SIGINT else -signal.SIGKILL)
     if how == signal.SIGINT:
         assert "of 4 evaluation(s) finished and written; run the same command again to finish the rest" in stderr
-    finished = {path.parent for path in out.glob("*/*/*/inputs.json")}
+    finished = evaluations_in(out)
     assert 1 <= len(finished) < 4
     for path in out.glob("*/*/*/results.json"):
         json.loads(path.read_text())
-    kept = {path: (path / "results.json").read_bytes() for path in finished}
+    kept = {key: (out / key / "results.json").read_bytes() for key in finished}
 
     again = scbench("batch", plan, "--out", out, "-j", "1")
     assert again.returncode == 0, again.stderr
     assert f"4 evaluation(s): {len(finished)} current in" in again.stderr
     assert f"{4 - len(finished)} to run" in again.stderr
-    assert {path: (path / "results.json").read_bytes() for path in finished} == kept
-    assert len(list(out.glob("*/*/*/inputs.json"))) == 4
+    assert {key: (out / key / "results.json").read_bytes() for key in finished} == kept
+    assert len(evaluations_in(out)) == 4
     assert not list(out.glob("*/*/*/.*.tmp"))
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, comparable, kv_plan, scbench
+from conftest import FIXTURES, comparable, evaluations_in, kv_plan, scbench
 
 RAY = str(Path(sys.executable).with_name("ray"))
 NODE_PORTS = ("--node-manager-port", "--object-manager-port", "--dashboard-agent-listen-port",
@@ -95,9 +95,8 @@ def test_the_ray_engine_gives_the_local_engines_results_across_two_nodes(cluster
     remote = scbench("batch", plan, "--out", tmp_path / "ray", "--engine", "ray", "--address", cluster)
     assert remote.returncode == 0, remote.stderr
     assert "ray: 5 evaluation(s) ran on 2 node(s) of the cluster" in remote.stderr
-    keys = sorted(str(path.parent.relative_to(tmp_path / "local"))
-                  for path in (tmp_path / "local").glob("*/*/*/results.json"))
-    assert len(keys) == 5
+    keys = evaluations_in(tmp_path / "local")
+    assert len(keys) == 5 and evaluations_in(tmp_path / "ray") == keys
     for key in keys:
         ours, theirs = (json.loads((tmp_path / side / key / "results.json").read_text()) for side in ("local", "ray"))
         assert {**comparable(theirs), "entry": None} == {**comparable(ours), "entry": None}

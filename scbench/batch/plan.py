@@ -2,8 +2,9 @@
 
 A plan names the problems, then what to evaluate against them: ``solutions`` (a directory, or
 one snapshot directory per checkpoint through ``{checkpoint}`` in its path, with a track or an
-entry command, at some checkpoints) and ``runs`` (agent run directories, each snapshot
-evaluated at its checkpoint with the run's track). Paths are relative to the plan file::
+entry command, at some checkpoints) and ``runs`` (run directories of ``scbench run``: the
+snapshot of each checkpoint the agent completed, evaluated at it with the run's track).
+Paths are relative to the plan file::
 
     problems:
       code_search: problems/code_search
@@ -53,9 +54,9 @@ class Plan(Strict):
     problems: dict[str, str] = Field(min_length=1, description="problem name -> problem directory or compiled "
                                                                "NAME-HASH.scb.json, relative to the plan file")
     solutions: list[SolutionEntry] = Field(default_factory=list)
-    runs: list[str] = Field(default_factory=list, description="agent run directories (RUN_DIR/run.json naming "
-                                                              "problem and track, RUN_DIR/checkpoint_N/snapshot/), "
-                                                              "relative to the plan file; shell-style wildcards "
-                                                              "allowed")
+    runs: list[str] = Field(default_factory=list, description="run directories of scbench run, relative to the "
+                                                              "plan file (shell-style wildcards allowed): each "
+                                                              "checkpoint the agent completed is evaluated on its "
+                                                              "snapshot with the run's track")
     sandbox: str | None = Field(None, description="where solutions run: bwrap, docker or local; --sandbox "
                                                   "overrides it [default: the first available]")

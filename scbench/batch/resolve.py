@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scbench.agent.rundir import COMPLETE, RunRecord, checkpoint_dir
 from scbench.batch.plan import CHECKPOINT, Plan, SolutionEntry
 from scbench.evaluate import Target
 from scbench.problem.bundle import Bundle
@@ -161,49 +162,47 @@ def _solution_jobs(index: int, entry: SolutionEntry, resolver: _Resolver) -> Ite
         yield _solution_job(entry, number, resolver), where
 
 
-def _run_document(run: Path, shown: str, resolver: _Resolver) -> Document | None:
+def _run_record(run: Path, resolver: _Resolver) -> RunRecord | None:
+    """``run/run.json`` checked against ``schemas/run.schema.json``; ``None`` (with diagnostics)
+    when it is missing, invalid, or names a problem or track the plan cannot evaluate."""
+    shown = str(run / "run.json")
     if not (run / "run.json").is_file():
         resolver.found.append(Diagnostic(shown, 0, "", "a run directory needs run.json",
                                          "list only directories written by scbench run under runs"))
         return None
     document, errors = read_document(run / "run.json", shown)
+    errors += schema_diagnostics(document, "run", shown) if document is not None else []
     resolver.found += errors
-    return None if errors else document
-
-
-def _run_facts(run: Path, resolver: _Resolver) -> tuple[str, str] | None:
-    """``(problem, track)`` from ``run/run.json``; ``None`` with diagnostics when it is unusable."""
-    shown = str(run / "run.json")
-    document = _run_document(run, shown, resolver)
-    if document is None:
+    if errors:
         return None
-    data = document.data if isinstance(document.data, dict) else {}
+    record = RunRecord.model_validate(document.data)
     wanted = {"problem": (resolver.bundles, f"add it with its path to the problems of {resolver.shown}"),
               "track": (tracks(), f"the tracks: {', '.join(tracks())}")}
-    facts = [data.get(key) for key in wanted]
-    usable = [isinstance(value, str) and value in known for value, (known, _) in zip(facts, wanted.values(),
-                                                                                      strict=True)]
-    for (key, (_, hint)), value, ok in zip(wanted.items(), facts, usable, strict=True):
-        if not ok:
-            resolver.error((key,), f"unknown {key} {value!r}", hint, shown, document)
-    return (facts[0], facts[1]) if all(usable) else None
+    unknown = [(key, hint) for key, (known, hint) in wanted.items() if getattr(record, key) not in known]
+    for key, hint in unknown:
+        resolver.error((key,), f"unknown {key} {getattr(record, key)!r}", hint, shown, document)
+    return None if unknown else record
 
 
-def _snapshots(run: Path) -> dict[int, Path]:
-    found = {int(m.group(1)): path / "snapshot" for path in run.iterdir() if (m := SNAPSHOT.match(path.name))}
-    return {number: path for number, path in sorted(found.items()) if path.is_dir()}
+def _snapshots(run: Path, record: RunRecord) -> dict[int, Path]:
+    """Checkpoint number -> snapshot, for every checkpoint the agent completed (``done`` or ``evaluating``)."""
+    found = {checkpoint.number: checkpoint_dir(run, checkpoint.number) / "snapshot" for checkpoint in record.checkpoints
+             if checkpoint.status in COMPLETE}
+    return {number: path for number, path in found.items() if path.is_dir()}
 
 
 def _one_run(run: Path, where: tuple, resolver: _Resolver) -> Iterator[Job]:
-    facts = _run_facts(run, resolver)
-    snapshots = _snapshots(run) if facts else {}
-    if facts and not snapshots:
-        resolver.error(where, f"{run} has no checkpoint_N/snapshot directory", "the run evaluated nothing yet")
+    record = _run_record(run, resolver)
+    snapshots = _snapshots(run, record) if record else {}
+    if record and not snapshots:
+        resolver.error(where, f"{run}: no checkpoint of the run is complete with a snapshot",
+                       "list runs whose agent finished a checkpoint (status done or evaluating in run.json)")
     for number, snapshot in snapshots.items():
-        if number not in resolver.numbers(facts[0]):
-            resolver.error(where, f"{snapshot}: {facts[0]} has no checkpoint {number}", "remove that snapshot")
+        if number not in resolver.numbers(record.problem):
+            resolver.error(where, f"{snapshot}: {record.problem} has no checkpoint {number}",
+                           "give the problem the run was made on")
             continue
-        yield Job(facts[0], run.name, number, Target(snapshot, facts[1], sandbox=resolver.sandbox),
+        yield Job(record.problem, run.name, number, Target(snapshot, record.track, sandbox=resolver.sandbox),
                   snapshots.get(number - 1))
 
 
