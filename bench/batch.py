@@ -38,7 +38,8 @@ from scbench.problem.loader import load
 from scbench.sandbox.base import choose
 
 ROOT = Path(__file__).resolve().parent.parent
-PROBLEMS = ("code_search", "dynamic_config_service_api")
+PROBLEMS = tuple(sorted(path.name for path in (ROOT / "problems").iterdir() if (path / "config.yaml").is_file()))
+"""Every shipped problem."""
 SCBENCH = [sys.executable, "-m", "scbench"]
 
 
