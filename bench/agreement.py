@@ -108,15 +108,19 @@ def junit_outcomes(report: Path) -> dict[str, bool]:
             for case in ElementTree.parse(report).getroot().iter("testcase")}
 
 
-def run_their_suite(theirs: Theirs, number: int, solution: Prepared, harness: Prepared) -> dict[str, bool]:
+def run_their_suite(theirs: Theirs, number: int, solution: Prepared, harness: Prepared,
+                    plugin: Path | None = None) -> dict[str, bool]:
     """Their ``test_checkpoint_<number>.py`` against a prepared solution: test name -> passed.
-    Raises ``SetupError`` when pytest wrote no report (a crash, a collection error)."""
+    ``plugin`` is a pytest plugin module loaded as well (``-p``). Raises ``SetupError`` when
+    pytest wrote no report (a crash, a collection error)."""
     with tempfile.TemporaryDirectory(prefix="agreement-") as scratch:
         workspace = mirror(solution.directory, Path(scratch) / "workspace")
-        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **theirs.stage(number, workspace)}
+        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **theirs.stage(number, workspace),
+               **({"PYTHONPATH": str(plugin.parent)} if plugin else {})}
         entry = RunContext(solution.entry, Path(scratch), solution=solution.directory).entry_in(workspace)
         report = Path(scratch) / "junit.xml"
-        argv = [*harness.entry, "-p", "no:cacheprovider", "-q", f"--junitxml={report}",
+        argv = [*harness.entry, "-p", "no:cacheprovider", *(["-p", plugin.stem] if plugin else []), "-q",
+                f"--junitxml={report}",
                 f"--entrypoint={shlex.join(entry)}", f"--checkpoint=checkpoint_{number}",
                 f"tests/test_checkpoint_{number}.py"]
         done = subprocess.run(argv, cwd=workspace, env=env, capture_output=True, text=True, timeout=SUITE_TIMEOUT)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from scbench.agent.command import run
+from scbench.batch.command import batch
 from scbench.bless.command import bless
 from scbench.cache.command import cache
 from scbench.lint.command import lint
@@ -56,6 +57,7 @@ app.command("new")(new)
 app.add_typer(sandbox_app, name="sandbox")
 app.command("run")(run)
 app.command("report")(report)
+app.command("batch")(batch)
 
 ProblemArg = Annotated[Path, typer.Argument(help="problems/NAME directory or a compiled NAME-HASH.scb.json")]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run in parallel [default: CPU count]")]

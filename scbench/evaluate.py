@@ -1,7 +1,8 @@
 """Evaluate one solution at one checkpoint: prepare it, run its suite in parallel, grade.
 
 This is the library behind ``scbench eval`` and ``scbench check``; the commands only parse
-arguments and call :func:`evaluate`.
+arguments and call :func:`evaluate`. :class:`Evaluation` is its open state (set up, sandbox
+started), which ``scbench batch`` uses to run the cases of many evaluations on one pool.
 """
 
 from __future__ import annotations
@@ -109,39 +110,74 @@ def limits_of(bundle: Bundle, number: int) -> Limits:
     return Limits(**{k: v for config in overrides for k, v in config.model_dump(exclude_none=True).items()})
 
 
+class Evaluation:
+    """One solution at one checkpoint, opened for running: ``target`` set up, the cases
+    ``selection`` picks from checkpoint ``number``'s suite in ``suite``, and (inside ``with``)
+    a started sandbox of ``target.sandbox``'s level for up to ``workers`` parallel runs.
+    :meth:`run` may be called from any thread, for any item of ``suite``; :meth:`results`
+    grades what ran. This is what lets one scheduler feed cases of many evaluations to one
+    pool of workers. Raises ``KeyError`` for an unknown checkpoint, ``SetupError`` when the
+    solution cannot be set up and ``SandboxUnavailable`` for a level this machine lacks."""
+
+    def __init__(self, bundle: Bundle, number: int, target: Target, workers: int,
+                 selection: Selection = Selection()):
+        self.started, self.clock = datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic()
+        self.bundle, self.number, self.target, self.selection = bundle, number, target, selection
+        self.checkpoint = bundle.checkpoint(number)
+        self.suite = selection.suite(bundle, number)
+        self.failed: list[str] = []
+        level = choose(target.sandbox)
+        self.prepared = target.prepare(bundle.config.entry_file, level)
+        self.sandbox = level(limits_of(bundle, number), [self.prepared.directory, bundle.data_dir()],
+                             parallel=workers)
+        self.ctx = RunContext(entry=self.prepared.entry, data=bundle.data_dir(), env=self.checkpoint.config.env,
+                              solution=self.prepared.directory, sandbox=self.sandbox)
+
+    def __enter__(self) -> Evaluation:
+        self.sandbox.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sandbox.stop()
+
+    def run(self, item: tuple[CompiledCase, str]) -> CaseResult | None:
+        """Run and grade one ``(case, category)`` of ``suite``; ``None`` (not run) once
+        ``selection.max_failures`` cases have failed."""
+        if self.selection.max_failures is not None and len(self.failed) >= self.selection.max_failures:
+            return None
+        result = run_case(item[0], item[1], self.ctx)
+        if not result.passed:
+            self.failed.append(result.id)
+        return result
+
+    def results(self, cases: list[CaseResult]) -> RunResults:
+        """The graded results of ``cases`` (those that ran, in suite order)."""
+        return RunResults(problem=self.bundle.config.name, checkpoint=self.checkpoint.name, scbench=version(),
+                          started=self.started, track=self.target.track, entry=self.prepared.entry,
+                          solution=str(self.target.solution), sandbox=self.sandbox.level, bundle=self.bundle.digest,
+                          select=self.selection.pattern, not_run=len(self.suite) - len(cases),
+                          summary=Summary.of(cases), duration_s=round(time.monotonic() - self.clock, 3), cases=cases)
+
+
 def evaluate(bundle: Bundle, number: int, target: Target, jobs: int | None = None,
              on_case: Callable[[CaseResult], None] = lambda result: None,
              selection: Selection = Selection()) -> RunResults:
     """Run checkpoint ``number``'s suite (own cases plus regressions, as ``selection`` selects)
     against ``target`` with ``jobs`` parallel cases (default: CPU count) and return the graded
     results. ``on_case`` is called as each case finishes; every case runs in one sandbox of
-    ``target.sandbox``'s level. Raises ``KeyError`` for an unknown checkpoint, ``SetupError``
-    when the solution cannot be set up and ``SandboxUnavailable`` for a level this machine lacks."""
-    started, clock = datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic()
-    checkpoint = bundle.checkpoint(number)
-    level = choose(target.sandbox)
-    prepared = target.prepare(bundle.config.entry_file, level)
+    ``target.sandbox``'s level. Raises as :class:`Evaluation` does."""
     workers = jobs or os.cpu_count() or 2
-    suite, failed = selection.suite(bundle, number), []
-    with level(limits_of(bundle, number), [prepared.directory, bundle.data_dir()], parallel=workers) as sandbox:
-        ctx = RunContext(entry=prepared.entry, data=bundle.data_dir(), env=checkpoint.config.env,
-                         solution=prepared.directory, sandbox=sandbox)
+    with Evaluation(bundle, number, target, workers, selection) as evaluation:
 
         def one(item: tuple[CompiledCase, str]) -> CaseResult | None:
-            if selection.max_failures is not None and len(failed) >= selection.max_failures:
-                return None
-            result = run_case(item[0], item[1], ctx)
-            if not result.passed:
-                failed.append(result.id)
-            on_case(result)
+            result = evaluation.run(item)
+            if result is not None:
+                on_case(result)
             return result
 
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            cases = [result for result in pool.map(one, suite) if result is not None]
-    return RunResults(problem=bundle.config.name, checkpoint=checkpoint.name, scbench=version(), started=started,
-                      track=target.track, entry=prepared.entry, solution=str(target.solution), sandbox=sandbox.level,
-                      bundle=bundle.digest, select=selection.pattern, not_run=len(suite) - len(cases),
-                      summary=Summary.of(cases), duration_s=round(time.monotonic() - clock, 3), cases=cases)
+            cases = [result for result in pool.map(one, evaluation.suite) if result is not None]
+    return evaluation.results(cases)
 
 
 def with_quality(results: RunResults, snapshot: Path, previous: Path | None = None) -> RunResults:

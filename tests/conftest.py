@@ -1,8 +1,11 @@
-"""Shared helpers: run the real ``scbench`` CLI in a subprocess, find leftover processes."""
+"""Shared helpers: run the real ``scbench`` CLI in a subprocess, find leftover processes, write batch
+plans and compare results across runs."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -10,10 +13,47 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 os.environ.setdefault("SCBENCH_CACHE", tempfile.mkdtemp(prefix="scbench-test-cache-"))
+KV = FIXTURES / "kv"
+TIMINGS = ("started", "duration_s")
+CASE_DIR = re.compile(r"/[^\"]*?/scbench-\w+/case-\w+")
+
+
+def comparable(results: dict) -> dict:
+    """``results`` without what differs from run to run: start time, durations, and the names of
+    the fresh directories cases ran in (shown in failures)."""
+    cases = [{**{k: v for k, v in case.items() if k != "duration_s"},
+              "steps": [{k: v for k, v in step.items() if k != "duration_s"} for step in case["steps"]]}
+             for case in results["cases"]]
+    kept = {**{k: v for k, v in results.items() if k not in TIMINGS}, "cases": cases}
+    return json.loads(CASE_DIR.sub("CASE_DIR", json.dumps(kept)))
+
+
+def write_plan(path: Path, plan: dict) -> Path:
+    """``plan`` written to ``path`` as YAML, keys in the order given."""
+    path.write_text(yaml.safe_dump(plan, sort_keys=False))
+    return path
+
+
+def kv_plan(tmp_path: Path, **extra) -> Path:
+    """kv's python references at both checkpoints (one snapshot per checkpoint) and its node
+    reference of checkpoint 1 at both, plus greet's python reference."""
+    return write_plan(tmp_path / "plan.yaml", {
+        "problems": {"kv": str(KV), "greet": str(FIXTURES / "greet")},
+        "solutions": [
+            {"problem": "kv", "path": str(KV / "solutions/python/checkpoint_{checkpoint}"), "track": "python"},
+            {"problem": "kv", "path": str(KV / "solutions/node/checkpoint_1"), "track": "node"},
+            {"problem": "greet", "path": str(FIXTURES / "greet/solutions/python/checkpoint_1")},
+        ], **extra})
+
+
+def evaluations_in(out: Path) -> list[str]:
+    """The ``PROBLEM/NAME/checkpoint_N`` of every finished evaluation in a batch's results tree, sorted."""
+    return sorted(str(path.parent.relative_to(out)) for path in out.glob("*/*/*/inputs.json"))
 
 
 def scbench(*args: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 HEAVY = ("pydantic", "httpx", "deepdiff", "rich", "jsonschema", "yaml", "jinja2", "radon", "tree_sitter",
-         "ast_grep_py", "ruamel")
+         "ast_grep_py", "ruamel", "ray", "docker")
 
 
 def test_importing_the_command_line_loads_no_heavy_dependency():

@@ -10,6 +10,8 @@ from pydantic import BaseModel
 
 from scbench.agent.rundir import RunRecord
 from scbench.agent.usage import Usage
+from scbench.batch.plan import Plan
+from scbench.batch.summary import BatchSummary
 from scbench.paths import SCHEMAS
 from scbench.problem.model import CaseFile, ProblemConfig
 from scbench.results import RunResults
@@ -22,9 +24,12 @@ DOCUMENTS: dict[str, type[BaseModel]] = {
     "run": RunRecord,
     "usage": Usage,
     "report": Report,
+    "batch-plan": Plan,
+    "batch-summary": BatchSummary,
 }
 """Schema file stem -> model: the author-facing documents, ``results.json``, a run directory's
-``run.json`` and ``usage.json``, and ``scbench report --json``."""
+``run.json`` and ``usage.json``, ``scbench report --json``, and ``scbench batch``'s plan and
+``summary.json``."""
 
 
 def schema_of(model: type[BaseModel]) -> dict:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from scbench.check import CheckReport
 from scbench.problem.diagnostics import Diagnostic
 from scbench.results import CATEGORIES, CaseResult, RunResults
+
+if TYPE_CHECKING:  # only named in annotations: printing diagnostics (scbench compile) need not load the executor
+    from scbench.check import CheckReport
 
 MARK = {True: Text("pass", "green"), False: Text("FAIL", "bold red")}
 

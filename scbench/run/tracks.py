@@ -59,16 +59,26 @@ def tracks() -> dict[str, Track]:
     return {name: Track.model_validate(entry) for name, entry in raw.items()}
 
 
-def _solution_files(solution: Path) -> list[Path]:
+def solution_files(solution: Path) -> list[Path]:
+    """The files of ``solution`` that make up its content, sorted: every file outside the
+    set-up products and caches of ``SKIPPED_DIRS``."""
     return sorted(p for p in solution.rglob("*")
                   if p.is_file() and not SKIPPED_DIRS & set(p.relative_to(solution).parts[:-1]))
 
 
-def _digest(solution: Path, track: Track, entry_file: str) -> str:
-    digest = hashlib.sha256(json.dumps([track.model_dump(), entry_file]).encode())
-    for path in _solution_files(solution):
+def _hashed(digest, solution: Path):
+    for path in solution_files(solution):
         digest.update(str(path.relative_to(solution)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return digest
+
+
+def content_digest(solution: Path) -> str:
+    """SHA-256 (hex) of the names and bytes of :func:`solution_files`: the solution's identity."""
+    return _hashed(hashlib.sha256(), solution).hexdigest()
+
+
+def _digest(solution: Path, track: Track, entry_file: str) -> str:
+    return _hashed(hashlib.sha256(json.dumps([track.model_dump(), entry_file]).encode()), solution).hexdigest()
 
 
 def resolve_entry(command: str, directory: Path, values: dict[str, str]) -> list[str]:

@@ -95,4 +95,4 @@ class Bwrap(Sandbox):
         cgroup = Cgroup(self.limits.memory_mb * 1024 * 1024, self.limits.processes) if hierarchies() else None
         prefix = cgroup.prefix() if cgroup else []
         return HostProcess(prefix + self._argv(argv, cwd, writable), cwd, env, stdin, self.limits.output_bytes,
-                           shell_status=True, after_kill=cgroup.remove if cgroup else None)
+                           shell_status=True, after_kill=cgroup.remove if cgroup else None, contained=True)

@@ -116,6 +116,9 @@ class Process(ABC):
     stdout: BoundedReader
     stderr: BoundedReader
     after_kill: Callable[[], None] | None = None
+    contained: bool = False
+    """Whether every descendant dies with the main process (a PID namespace's): then no
+    process needs looking for by its marker after the kill."""
 
     def __init__(self) -> None:
         self.started = time.monotonic()
@@ -148,7 +151,7 @@ class Process(ABC):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 self.signal(sig)
             self.finished(KILL_GRACE)
-        for pid in pids_with(f"{MARKER}={self.marker}".encode()):
+        for pid in pids_with(f"{MARKER}={self.marker}".encode()) if not self.contained else ():
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         if self.after_kill:
@@ -170,13 +173,14 @@ class Process(ABC):
 class HostProcess(Process):
     """``argv`` started as our child in its own session, with a unique environment marker.
     ``shell_status`` says the program reports signal deaths as ``128 + N`` (``bwrap``);
+    ``contained`` that its descendants die with it (``bwrap``: pid 1 of its PID namespace);
     ``after_kill`` is called once the tree is killed."""
 
     def __init__(self, argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None = None,
                  output_limit: int = 8 * 1024 * 1024, shell_status: bool = False,
-                 after_kill: Callable[[], None] | None = None):
+                 after_kill: Callable[[], None] | None = None, contained: bool = False):
         self.marker = uuid.uuid4().hex
-        self.shell_status = shell_status
+        self.shell_status, self.contained = shell_status, contained
         self.after_kill = after_kill
         self.popen = subprocess.Popen(
             argv, cwd=cwd, env={**env, MARKER: self.marker}, start_new_session=True,

@@ -1,0 +1,33 @@
+"""Batch engines by name: how a list of jobs is run (``scbench batch --engine NAME``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from scbench.batch.ray_engine import run_ray
+from scbench.batch.scheduler import run_local
+
+
+@dataclass(frozen=True)
+class Engine:
+    """``run(jobs, bundles, workers, hooks, address)`` runs every job and reports through the hooks;
+    ``unavailable()`` says why it cannot be used here (``""`` when it can); ``workers()`` is the
+    default number of cases run at once (per machine for local, per task for Ray)."""
+
+    run: Callable
+    unavailable: Callable[[], str]
+    workers: Callable[[], int]
+
+
+def _ray_missing() -> str:
+    return "" if importlib.util.find_spec("ray") else "Ray is not installed: pip install 'scbench[ray]'"
+
+
+ENGINES: dict[str, Engine] = {
+    "local": Engine(run_local, lambda: "", lambda: os.cpu_count() or 2),
+    "ray": Engine(run_ray, _ray_missing, lambda: 1),
+}
+"""Engine name -> :class:`Engine`; add an engine by adding an entry."""

@@ -1,0 +1,112 @@
+"""``scbench batch --engine ray`` on a real two-node Ray cluster started on this machine (a head,
+then a second node joining it, each with one CPU and its own ports): the same plan gives the
+same results as the local engine, and its evaluations ran on both nodes."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, comparable, evaluations_in, kv_plan, scbench
+
+RAY = str(Path(sys.executable).with_name("ray"))
+NODE_PORTS = ("--node-manager-port", "--object-manager-port", "--dashboard-agent-listen-port",
+              "--dashboard-agent-grpc-port", "--metrics-export-port", "--runtime-env-agent-port")
+WORKER_PORTS = 8
+HEAD_PORTS = ("--port", "--ray-client-server-port", "--dashboard-port")
+NODES_UP = 60.0
+"""Seconds the two nodes may take to join."""
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct TCP ports of 127.0.0.1 that were free a moment ago."""
+    sockets = [socket.socket() for _ in range(count)]
+    for sock in sockets:
+        sock.bind(("127.0.0.1", 0))
+    ports = [sock.getsockname()[1] for sock in sockets]
+    for sock in sockets:
+        sock.close()
+    return ports
+
+
+def start_node(options: list[str], log: Path) -> subprocess.Popen:
+    """``ray start --block`` of one node with one CPU and its own ports, in its own session."""
+    ports = free_ports(len(NODE_PORTS) + WORKER_PORTS)
+    named = [f"{option}={port}" for option, port in zip(NODE_PORTS, ports, strict=False)]
+    argv = [RAY, "start", "--block", "--num-cpus=1", "--disable-usage-stats", "--node-ip-address=127.0.0.1",
+            "--object-store-memory=100000000", *named,
+            f"--worker-port-list={','.join(map(str, ports[len(NODE_PORTS):]))}", *options]
+    with log.open("a") as sink:
+        return subprocess.Popen(argv, stdout=sink, stderr=sink, start_new_session=True,
+                                env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
+
+
+def started(node: subprocess.Popen, log: Path) -> None:
+    """Wait until ``ray start`` of ``node`` says its node runs (it has joined the cluster)."""
+    deadline = time.monotonic() + NODES_UP
+    while "Ray runtime started" not in log.read_text():
+        assert time.monotonic() < deadline and node.poll() is None, log.read_text()
+        time.sleep(0.1)
+
+
+def alive_nodes(address: str) -> int:
+    code = f"import ray; ray.init(address={address!r}); print(sum(n['Alive'] for n in ray.nodes()))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    return int(done.stdout.strip() or 0)
+
+
+def stop(node: subprocess.Popen) -> None:
+    """End a node: every process of its session (they are all ours)."""
+    os.killpg(node.pid, signal.SIGKILL)
+    node.wait()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """The address of a running two-node cluster (head and one more node), stopped after."""
+    temp = Path(tempfile.mkdtemp(prefix="scbray-"))
+    gcs, client, dashboard = free_ports(len(HEAD_PORTS))
+    address = f"127.0.0.1:{gcs}"
+    nodes = [start_node(["--head", f"--port={gcs}", f"--ray-client-server-port={client}",
+                         f"--dashboard-port={dashboard}", "--include-dashboard=false", f"--temp-dir={temp}"],
+                        temp / "head.log")]
+    try:
+        started(nodes[0], temp / "head.log")
+        nodes.append(start_node([f"--address={address}"], temp / "node.log"))
+        started(nodes[1], temp / "node.log")
+        assert alive_nodes(address) == 2
+        yield address
+    finally:
+        for node in reversed(nodes):
+            stop(node)
+
+
+def test_the_ray_engine_gives_the_local_engines_results_across_two_nodes(cluster, tmp_path):
+    plan = kv_plan(tmp_path)
+    local = scbench("batch", plan, "--out", tmp_path / "local")
+    assert local.returncode == 0, local.stderr
+    remote = scbench("batch", plan, "--out", tmp_path / "ray", "--engine", "ray", "--address", cluster)
+    assert remote.returncode == 0, remote.stderr
+    assert "ray: 5 evaluation(s) ran on 2 node(s) of the cluster" in remote.stderr
+    keys = evaluations_in(tmp_path / "local")
+    assert len(keys) == 5 and evaluations_in(tmp_path / "ray") == keys
+    for key in keys:
+        ours, theirs = (json.loads((tmp_path / side / key / "results.json").read_text()) for side in ("local", "ray"))
+        assert {**comparable(theirs), "entry": None} == {**comparable(ours), "entry": None}
+
+
+def test_a_ray_engine_without_a_cluster_at_the_address_is_one_clear_error(tmp_path):
+    port = free_ports(1)[0]
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(f"problems: {{greet: {FIXTURES / 'greet'}}}\nsolutions:\n"
+                    f"  - {{problem: greet, path: {FIXTURES / 'greet/solutions/python/checkpoint_1'}}}\n")
+    done = scbench("batch", plan, "--out", tmp_path / "out", "--engine", "ray", "--address", f"127.0.0.1:{port}")
+    assert done.returncode == 2
+    assert f"no Ray cluster answers at 127.0.0.1:{port}" in done.stderr
