@@ -43,6 +43,7 @@ def shapes() -> dict[str, tuple[str, str]]:
         "change at column 5,000": ("\n".join(["a" * 5000 + "c", *lines[1:]]) + "\n", "\n".join(long_line) + "\n"),
         "every line differs": (text, "\n".join(_lines(7)) + "\n"),
         "same lines, shuffled": (text, "\n".join(shuffled) + "\n"),
+        "every other line differs": (text, "\n".join(line if n % 2 else "x" for n, line in enumerate(lines)) + "\n"),
         "wildcard lines, passes": ("\n".join(wildcard) + "\n", text),
         "wildcard lines, change at 6": ("\n".join(wildcard) + "\n", "\n".join(early) + "\n"),
         "wildcard lines, change at 9,998": ("\n".join(wildcard) + "\n", "\n".join(late) + "\n"),
