@@ -122,3 +122,18 @@ def test_a_step_using_a_capture_that_failed_is_skipped_not_sent_literally(tmp_pa
         ("read", [("skipped", "not sent: it uses {{id}}, which step 'create' did not capture")]),
         ("plain", []),
     ]
+
+
+def test_a_step_using_a_capture_of_a_skipped_step_is_skipped_too(tmp_path):
+    # before: the skipped step's own captures were not marked failed, so "last" was sent as /x/%7B%7Bv%7D%7D
+    steps = [
+        {"name": "create", "request": {"path": "/a"}, "capture": {"id": {"jsonpath": "$.id"}}},
+        {"name": "mid", "request": {"path": "/items/{{id}}"}, "capture": {"v": {"jsonpath": "$.path"}}},
+        {"name": "last", "request": {"path": "/x/{{v}}"}, "expect": {"status": 200}},
+    ]
+    results = evaluate(compile_problem(http_problem(tmp_path, steps)), 1, Target(SERVERS, entry="python3 echo.py"))
+    assert [(s.name, [(f.target, f.message) for f in s.failures]) for s in results.cases[0].steps] == [
+        ("create", [("capture id", "nothing matched in the response")]),
+        ("mid", [("skipped", "not sent: it uses {{id}}, which step 'create' did not capture")]),
+        ("last", [("skipped", "not sent: it uses {{v}}, which step 'mid' did not capture (it was not sent)")]),
+    ]
