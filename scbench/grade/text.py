@@ -60,27 +60,37 @@ def _at(segment: list[str], found: list[str], start: int) -> bool:
     return all(map(line_matches, segment, found[start:start + len(segment)]))
 
 
+def _runs(lines: list[str]) -> list[list[str]]:
+    """``lines`` split at its ``...`` lines (a leading or trailing one gives an empty run)."""
+    runs: list[list[str]] = [[]]
+    for line in lines:
+        if line == LINE_WILDCARD:
+            runs.append([])
+        else:
+            runs[-1].append(line)
+    return runs
+
+
+def _placed(runs: list[list[str]], found: list[str], start: int, end: int) -> bool:
+    """Whether each run fits in ``found[start:end]`` after the one before, at its earliest place
+    (which leaves the most room for the next)."""
+    for run in runs:
+        start = next((at for at in range(start, end - len(run) + 1) if _at(run, found, at)), end + 1) + len(run)
+        if start > end:
+            return False
+    return True
+
+
 def _segments_match(lines: list[str], found: list[str]) -> bool:
     """Whether the line lists match, a ``...`` line of ``lines`` taking any number of lines: the
     first and last runs between ``...`` lines are anchored, the others placed at their earliest."""
-    segments: list[list[str]] = [[]]
-    for line in lines:
-        if line == LINE_WILDCARD:
-            segments.append([])
-        else:
-            segments[-1].append(line)
-    if len(segments) == 1:
+    runs = _runs(lines)
+    if len(runs) == 1:
         return len(lines) == len(found) and _at(lines, found, 0)
-    first, *middle, last = segments
-    start, end = len(first), len(found) - len(last)
-    if end < start or not (_at(first, found, 0) and _at(last, found, end)):
-        return False
-    for segment in middle:
-        start = next((at for at in range(start, end - len(segment) + 1) if _at(segment, found, at)), end + 1)
-        if start > end:
-            return False
-        start += len(segment)
-    return True
+    first, *middle, last = runs
+    end = len(found) - len(last)
+    return len(first) <= end and _at(first, found, 0) and _at(last, found, end) and _placed(middle, found,
+                                                                                             len(first), end)
 
 
 def matches(expected: str, actual: str) -> bool:
