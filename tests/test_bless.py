@@ -156,3 +156,14 @@ def test_bless_fills_missing_expectations_and_creates_expected_output_files(tmp_
 def test_an_unknown_target_is_a_usage_error(stale):
     done = scbench("bless", stale, "-c", 1, "--target", "body")
     assert (done.returncode, "unknown target body; known: stdout, stderr, exit_code, files" in done.stderr) == (2, True)
+
+
+def test_bless_target_stderr_fills_a_missing_stderr_expectation(kv_copy):
+    case_file = kv_copy / "cases/checkpoint_1/more.yaml"
+    case_file.write_text("category: error\ncases:\n  - id: missing_key\n    args: [get, nope]\n"
+                         "    expect: {exit_code: 1}\n")
+    done = scbench("bless", kv_copy, "-c", 1, "--case", "missing_key", "--target", "stderr", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert case_file.read_text() == ("category: error\ncases:\n  - id: missing_key\n    args: [get, nope]\n"
+                                     "    expect: {exit_code: 1, stderr: \"error: no such key\\n\"}\n")
+    assert scbench("check", kv_copy).returncode == 0

@@ -5,7 +5,7 @@ import os
 from datetime import datetime
 from importlib.metadata import version
 
-from conftest import scbench
+from conftest import FIXTURES, scbench
 from scbench.problem.compiler import compile_problem
 
 
@@ -89,3 +89,44 @@ def test_new_scaffolds_a_problem_that_checks_green_and_never_overwrites(tmp_path
     again = scbench("new", target)
     assert (again.returncode, "already exists; nothing written" in again.stderr) == (2, True)
     assert scbench("new", tmp_path / "Bad-Name").returncode == 2
+
+
+def test_results_record_the_entry_and_no_track_under_entry(kv, tmp_path):
+    solution = kv / "solutions/python/checkpoint_1"
+    done = scbench("eval", kv, "-c", 1, "-s", solution, "--entry", "python3 kv.py", "--out", tmp_path)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert (results["track"], results["entry"]) == (None, ["python3", str(solution / "kv.py")])
+
+
+def test_max_failures_with_a_solution_that_hangs_and_two_jobs(kv_copy, tmp_path):
+    config = kv_copy / "config.yaml"
+    config.write_text(config.read_text().replace("timeout: 10", "timeout: 1"))
+    hangs = tmp_path / "hangs"
+    hangs.mkdir()
+    (hangs / "kv.py").write_text("import time\ntime.sleep(600)\n")
+    done = scbench("eval", kv_copy, "-c", 2, "-s", hangs, "--max-failures", 1, "-j", 2, "--out", tmp_path / "out")
+    results = json.loads((tmp_path / "out/results.json").read_text())
+    assert (done.returncode, len(results["cases"]), results["not_run"]) == (1, 2, 3)
+    assert [case["steps"][0]["failures"][0]["message"] for case in results["cases"]] == [
+        "did not finish within 1s"] * 2
+    assert "stopped early (--max-failures): 3 case(s) not run" in done.stdout
+
+
+def test_results_go_to_stdout_and_progress_to_stderr(kv, tmp_path):
+    env = {**os.environ, "SCBENCH_CACHE": str(tmp_path / "cache")}
+    for args, first in [(("sandbox", "list"), "bwrap: available"), (("cache", "info"), f"cache: {tmp_path / 'cache'}"),
+                        (("prompt", kv, "-c", 1), "Write a program that fully satisfies the specification below. "
+                                                  "Nothing else is asked of you.")]:
+        done = scbench(*args, env=env)
+        assert (done.returncode, done.stdout.splitlines()[0], done.stderr) == (0, first, ""), args
+    calc = FIXTURES / "calc"
+    agent = "{python} tests/fixtures/agents/scripted.py {snapshots} {checkpoint}"
+    done = scbench("run", calc, "--agent-command", agent, "--snapshots", calc / "solutions/python",
+                   "--out", tmp_path / "run")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"checkpoint_{n}\tdone\tstrict=yes isolated=yes core=yes" for n in (1, 2, 3)]
+    assert done.stderr.splitlines() == [
+        *(line for n in (1, 2, 3) for line in (f"checkpoint_{n}: agent command running",
+                                               f"checkpoint_{n}: strict True, isolated True, core True")),
+        f"wrote {tmp_path / 'run'}"]

@@ -50,6 +50,13 @@ def test_malformed_case_file_reports_every_error_with_line_and_fix(problem):
         "    fix: did you mean 'nonzero'?",
         "kv/cases/checkpoint_1/bad.yaml:8: cases[1].expect.stdout: unknown key 'formt'\n"
         "    fix: did you mean 'format'?",
+        # before: one schema error hid every cross-reference error of the file
+        "kv/cases/checkpoint_1/bad.yaml:9: cases[2].id: duplicate case id 'ok_case'\n"
+        "    fix: it is already used at cases/checkpoint_1/bad.yaml:2; rename one",
+        "kv/cases/checkpoint_1/bad.yaml:10: cases[2].files.rules.json: data/missing/tree does not exist\n"
+        "    fix: add it under kv/data/ or fix the path",
+        "kv/cases/checkpoint_1/bad.yaml:11: cases[2].args[0]: unknown placeholder {nope}\n"
+        "    fix: known placeholders: cwd, data",
     ]
 
 
@@ -108,7 +115,7 @@ def test_compile_cli_exit_2_and_no_traceback(problem):
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "bad.yaml:7: cases[1].expect.exit_code" in done.stderr
-    assert "3 error(s)" in done.stderr
+    assert "6 error(s)" in done.stderr
 
 
 def test_bundle_is_content_hashed_and_self_contained(problem, tmp_path):
@@ -224,7 +231,7 @@ def test_every_error_has_a_fix(problem):
                                                          "  - {id: e, stdin: 3, steps: [], nope: 1}\n")
     (problem / "checkpoint_2.md").unlink()
     found = diagnostics(problem)
-    assert len(found) == 8 and all(len(d.split("\n    fix: ")[1]) > 10 for d in found), found
+    assert len(found) == 11 and all(len(d.split("\n    fix: ")[1]) > 10 for d in found), found
 
 
 def test_json_case_files_are_strict_json(problem):
@@ -277,3 +284,42 @@ def test_hostile_specs_and_expected_output_files_are_located_errors(problem):
         "kv/cases/checkpoint_1/deep.yaml:1: cases[0].expect.stdout.file: expected/deep.json: not valid json: "
         "nested deeper than 100 levels\n    fix: fix the file or set format: to match it",
         "kv/checkpoint_2.md:3: not UTF-8 text: invalid continuation byte at byte 9\n    fix: save the file as UTF-8"]
+
+
+def test_config_schema_cross_reference_and_semantic_errors_come_in_one_run(problem):
+    config = problem / "config.yaml"
+    config.write_text(config.read_text().replace("timeout: 10", "timeout: ten")
+                      .replace("checkpoint_2: {order: 2}", "checkpoint_2: {order: 3}"))
+    (problem / "cases/checkpoint_1/bad.yaml").write_text(
+        "cases:\n"
+        "  - {id: c1, expect: {exit_code: zero}}\n"
+        "  - {id: c2, files: {x: {copy: nowhere}}, args: [\"{nope}\"]}\n"
+        "  - {id: c3, expect: {stdout: {value: a, regex: true, format: json}}}\n")
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_1/bad.yaml:2: cases[0].expect.exit_code: \"zero\" is not allowed here\n"
+        "    fix: write 0 (a number, without quotes)",
+        "kv/cases/checkpoint_1/bad.yaml:3: cases[1].args[0]: unknown placeholder {nope}\n"
+        "    fix: known placeholders: cwd, data",
+        "kv/cases/checkpoint_1/bad.yaml:3: cases[1].files.x: data/nowhere does not exist\n"
+        "    fix: add it under kv/data/ or fix the path",
+        "kv/cases/checkpoint_1/bad.yaml:4: cases[2].expect.stdout.regex: regex needs format: text and a string "
+        "value\n    fix: drop regex or make it text",
+        "kv/config.yaml:5: timeout: expected a number, got a string \"ten\"\n"
+        "    fix: write 10 (a number, without quotes)",
+    ]
+    config.write_text(config.read_text().replace("timeout: ten", "timeout: 10"))
+    assert diagnostics(problem)[-1] == "kv/config.yaml:1: checkpoints.checkpoint_2.order: order is 3 but the name " \
+                                       "says 2\n    fix: set order: 2"
+
+
+def test_a_case_file_that_does_not_parse_causes_no_missing_core_case_error(problem):
+    (problem / "cases/checkpoint_2/core.yaml").write_text("cases:\n  - id: x\n    args: [a\n")
+    (problem / "cases/checkpoint_2/more.yaml").write_text(
+        "category: functionality\ncases:\n  - {id: extra, args: [count, x]}\n")
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_2/core.yaml:4: not valid YAML/JSON: did not find expected ',' or ']'\n"
+        "    fix: fix the syntax at that line (quote strings containing ': ' or '#')"]
+    (problem / "cases/checkpoint_2/core.yaml").write_text("cases:\n  - {id: x, args: [a], expect: {exit_code: zero}}\n")
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_2/core.yaml:2: cases[0].expect.exit_code: \"zero\" is not allowed here\n"
+        "    fix: write 0 (a number, without quotes)"]

@@ -236,3 +236,30 @@ def test_subset_works_on_unordered_lists():
     spec = Expect(format="jsonl", unordered=True, subset=True, value=[{"word": "a"}, {"word": "b"}])
     assert diff_of(spec, '{"n": 1, "word": "b"}\n{"n": 2, "word": "a"}\n') is None
     assert diff_of(spec, '{"n": 1, "word": "b"}\n{"n": 2, "word": "c"}\n') == '$[0].word: expected "a", actual "c"'
+
+
+def test_a_wildcard_text_past_the_alignment_budget_still_names_the_first_difference():
+    # before: 448 distinct wildcard lines x 448 actual lines passed MAX_SUBSTITUTIONS, no line was
+    # aligned to its wildcard line, and the report read "line 1: the line matches (448 lines differ)"
+    expected = [f"{n:05d} word [..]" for n in range(448)]
+    actual = [f"{n:05d} word {n * 7}" for n in range(448)]
+    actual[5] = "00005 ward 35"
+    report = diff_of(Expect(value="\n".join(expected) + "\n"), "\n".join(actual) + "\n").splitlines()
+    assert report == ["text differs at line 6: the line should start with '00005 word·', actual '00005 ward 35' "
+                      "(1 line differs)", "--- expected", "+++ actual", "@@ -4,5 +4,5 @@", " 00003 word 21",
+                      " 00004 word 28", "-00005 word [..]", "+00005 ward 35", " 00006 word 42", " 00007 word 49"]
+
+
+def test_wildcard_texts_of_any_size_match_line_by_line():
+    lines = [f"{n:05d} {'word ' * (n % 12 + 1)}{n / 7:.6f}" for n in range(10_000)]
+    wildcard = "\n".join(line.rsplit(" ", 1)[0] + " [..]" for line in lines) + "\n"
+    assert matches(wildcard, "\n".join(lines) + "\n")
+    assert matches("head\n...\n" + wildcard + "...\ntail\n", "head\nx\n" + "\n".join(lines) + "\ny\nz\ntail\n")
+    assert not matches(wildcard, "\n".join(lines[:-1]) + "\n")
+    assert matches("a\n...\nb\n...\nb\n", "a\nb\nb\n")
+    assert not matches("a\n...\nb\n...\nb\n", "a\nb\n")
+    assert matches("[..]a[..]a\n", "aaa\n")
+    assert not matches("x[..]yy\n", "xy\n")
+    report = diff_of(Expect(value=wildcard), "\n".join(f"{n:05d} none" for n in range(10_000)) + "\n")
+    assert report.splitlines()[0] == ("text differs at line 1: the line should start with '00000 word·', "
+                                      "actual '00000 none' (10000 lines differ)")

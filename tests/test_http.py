@@ -122,3 +122,39 @@ def test_a_step_using_a_capture_that_failed_is_skipped_not_sent_literally(tmp_pa
         ("read", [("skipped", "not sent: it uses {{id}}, which step 'create' did not capture")]),
         ("plain", []),
     ]
+
+
+def test_a_step_using_a_capture_of_a_skipped_step_is_skipped_too(tmp_path):
+    # before: the skipped step's own captures were not marked failed, so "last" was sent as /x/%7B%7Bv%7D%7D
+    steps = [
+        {"name": "create", "request": {"path": "/a"}, "capture": {"id": {"jsonpath": "$.id"}}},
+        {"name": "mid", "request": {"path": "/items/{{id}}"}, "capture": {"v": {"jsonpath": "$.path"}}},
+        {"name": "last", "request": {"path": "/x/{{v}}"}, "expect": {"status": 200}},
+    ]
+    results = evaluate(compile_problem(http_problem(tmp_path, steps)), 1, Target(SERVERS, entry="python3 echo.py"))
+    assert [(s.name, [(f.target, f.message) for f in s.failures]) for s in results.cases[0].steps] == [
+        ("create", [("capture id", "nothing matched in the response")]),
+        ("mid", [("skipped", "not sent: it uses {{id}}, which step 'create' did not capture")]),
+        ("last", [("skipped", "not sent: it uses {{v}}, which step 'mid' did not capture (it was not sent)")]),
+    ]
+
+
+def test_a_response_body_that_is_not_utf8_is_named_with_its_byte_offset(tmp_path):
+    server = tmp_path / "server"
+    server.mkdir()
+    (server / "latin1.py").write_text(
+        "import sys\nfrom http.server import BaseHTTPRequestHandler, HTTPServer\n\n\n"
+        "class Handler(BaseHTTPRequestHandler):\n"
+        "    def do_GET(self):\n"
+        "        body = b'ok\\ncaf\\xe9\\n'\n"
+        "        self.send_response(200)\n"
+        "        self.send_header('Content-Length', str(len(body)))\n"
+        "        self.end_headers()\n"
+        "        self.wfile.write(body)\n\n\n"
+        "args = sys.argv[1:]\n"
+        "HTTPServer((args[args.index('--address') + 1], int(args[args.index('--port') + 1])), Handler)"
+        ".serve_forever()\n")
+    steps = [{"name": "read", "request": {"path": "/menu"}, "expect": {"body": "ok\ncaf\ufffd\n"}}]
+    results = evaluate(compile_problem(http_problem(tmp_path, steps)), 1, Target(server, entry="python3 latin1.py"))
+    assert [(f.target, f.message) for f in results.cases[0].steps[0].failures] == [
+        ("body", "not valid UTF-8: byte(s) e9 at offset 6 (line 2, byte 4 of the line): invalid continuation byte")]

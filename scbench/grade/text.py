@@ -2,17 +2,16 @@
 
 When a text does not match, :func:`describe` locates the first difference (line, column, and for
 a wildcard line the part that failed), counts the differing lines and renders a unified diff of
-the region, whatever the size of the texts: lines are aligned with difflib after the common head
-and tail are set aside, and only the lines shown are rendered.
+the region, whatever the size of the texts: lines are aligned by patience diff after the common
+head and tail are set aside, and only the lines shown are rendered.
 """
 
 from __future__ import annotations
 
-import difflib
-import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+
+import patiencediff
 
 from scbench.grade.show import MAX_DIFF_LINES, MAX_LINE, cut_line, cut_lines, visible
 
@@ -32,30 +31,73 @@ MAX_SUBSTITUTIONS = 200_000
 """Wildcard-line tries (actual lines x distinct wildcard lines) spent on aligning lines for the diff."""
 
 
-@lru_cache(maxsize=1024)
-def wildcard_pattern(expected: str) -> re.Pattern:
-    """The compiled regex equivalent of ``expected + "\\n"`` with its wildcards."""
-    parts = ["(?:[^\n]*\n)*" if line == LINE_WILDCARD
-             else "[^\n]*?".join(map(re.escape, line.split(INLINE_WILDCARD))) + "\n"
-             for line in expected.split("\n")]
-    return re.compile("".join(parts))
-
-
-def matches(expected: str, actual: str) -> bool:
-    """Whether ``actual`` equals ``expected`` with wildcards applied."""
-    if INLINE_WILDCARD not in expected and LINE_WILDCARD not in expected:
-        return expected == actual
-    return wildcard_pattern(expected).fullmatch(actual + "\n") is not None
-
-
-@lru_cache(maxsize=4096)
-def _line_pattern(line: str) -> re.Pattern:
-    return re.compile("[^\n]*?".join(map(re.escape, line.split(INLINE_WILDCARD))))
+def _failed_part(expected: str, actual: str) -> tuple[str, str, str] | None:
+    """Which part of the wildcard line ``expected`` the line ``actual`` fails, as a message
+    template with ``{part}`` and ``{rest}`` and those two texts, or None when it matches. Parts are
+    found left to right at their earliest place, which is where a match puts them (the classic
+    greedy glob match: ``[..]`` is the only wildcard)."""
+    parts = expected.split(INLINE_WILDCARD)
+    start = len(parts[0])
+    if not actual.startswith(parts[0]):
+        return "the line should start with {part}, actual {rest}", parts[0], actual[:len(parts[0]) + 20]
+    for part in parts[1:-1]:
+        found = actual.find(part, start)
+        if found < 0:
+            return f"after column {start}, {{part}} does not occur in the rest, {{rest}}", part, actual[start:]
+        start = found + len(part)
+    if not actual.endswith(parts[-1]) or len(actual) - len(parts[-1]) < start:
+        return f"after column {start}, the line should end with {{part}}, actual {{rest}}", parts[-1], actual[start:]
+    return None
 
 
 def line_matches(expected: str, actual: str) -> bool:
     """Whether one ``actual`` line matches one ``expected`` line (``[..]`` wildcards applied)."""
-    return expected == actual or (INLINE_WILDCARD in expected and _line_pattern(expected).fullmatch(actual) is not None)
+    return expected == actual or (INLINE_WILDCARD in expected and _failed_part(expected, actual) is None)
+
+
+def _at(segment: list[str], found: list[str], start: int) -> bool:
+    """Whether the lines of ``segment`` match ``found`` from index ``start`` on."""
+    return all(map(line_matches, segment, found[start:start + len(segment)]))
+
+
+def _runs(lines: list[str]) -> list[list[str]]:
+    """``lines`` split at its ``...`` lines (a leading or trailing one gives an empty run)."""
+    runs: list[list[str]] = [[]]
+    for line in lines:
+        if line == LINE_WILDCARD:
+            runs.append([])
+        else:
+            runs[-1].append(line)
+    return runs
+
+
+def _placed(runs: list[list[str]], found: list[str], start: int, end: int) -> bool:
+    """Whether each run fits in ``found[start:end]`` after the one before, at its earliest place
+    (which leaves the most room for the next)."""
+    for run in runs:
+        start = next((at for at in range(start, end - len(run) + 1) if _at(run, found, at)), end + 1) + len(run)
+        if start > end:
+            return False
+    return True
+
+
+def _segments_match(lines: list[str], found: list[str]) -> bool:
+    """Whether the line lists match, a ``...`` line of ``lines`` taking any number of lines: the
+    first and last runs between ``...`` lines are anchored, the others placed at their earliest."""
+    runs = _runs(lines)
+    if len(runs) == 1:
+        return len(lines) == len(found) and _at(lines, found, 0)
+    first, *middle, last = runs
+    end = len(found) - len(last)
+    return len(first) <= end and _at(first, found, 0) and _at(last, found, end) and _placed(middle, found,
+                                                                                             len(first), end)
+
+
+def matches(expected: str, actual: str) -> bool:
+    """Whether ``actual`` equals ``expected`` with wildcards applied, line by line."""
+    if INLINE_WILDCARD not in expected and LINE_WILDCARD not in expected:
+        return expected == actual
+    return _segments_match(expected.split("\n"), actual.split("\n"))
 
 
 def _shown(text: str, width: int = 60) -> str:
@@ -64,30 +106,21 @@ def _shown(text: str, width: int = 60) -> str:
 
 def explain_wildcard_line(expected: str, actual: str) -> str:
     """Which part of the wildcard line ``expected`` the line ``actual`` fails, e.g. ``after
-    column 12, 'files' does not occur in the rest, 'dirs'``. Parts are found left to right at
-    their earliest place, which is where the match would put them."""
-    parts = expected.split(INLINE_WILDCARD)
-    start = len(parts[0])
-    if not actual.startswith(parts[0]):
-        return f"the line should start with {_shown(parts[0])}, actual {_shown(actual[:len(parts[0]) + 20])}"
-    for part in parts[1:-1]:
-        found = actual.find(part, start)
-        if found < 0:
-            return f"after column {start}, {_shown(part)} does not occur in the rest, {_shown(actual[start:])}"
-        start = found + len(part)
-    if not actual.endswith(parts[-1]) or len(actual) - len(parts[-1]) < start:
-        return f"after column {start}, the line should end with {_shown(parts[-1])}, actual {_shown(actual[start:])}"
-    return "the line matches"
+    column 12, 'files' does not occur in the rest, 'dirs'`` (``the line matches`` if none)."""
+    failed = _failed_part(expected, actual)
+    if failed is None:
+        return "the line matches"
+    template, part, rest = failed
+    return template.format(part=_shown(part), rest=_shown(rest))
 
 
 @dataclass(frozen=True)
 class _Sides:
-    """The two texts as lines, and the keys difflib aligns: expected lines without ``...`` lines,
-    actual lines with each line a wildcard line matches replaced by that wildcard line."""
+    """The two texts as lines, expected lines without ``...`` lines; ``numbers`` the 0-based line
+    of each in the expected text, ``dots`` the indexes a ``...`` line comes just before."""
 
     expected: list[str]
     actual: list[str]
-    keys: list[str]
     numbers: list[int]
     dots: set[int]
 
@@ -95,7 +128,7 @@ class _Sides:
     def of(cls, expected: str, actual: str) -> _Sides:
         lines, found = expected.split("\n"), actual.split("\n")
         numbers = [number for number, line in enumerate(lines) if line != LINE_WILDCARD]
-        return cls([lines[n] for n in numbers], found, _keys(lines, found), numbers, _dots(lines, numbers))
+        return cls([lines[n] for n in numbers], found, numbers, _dots(lines, numbers))
 
     def line_number(self, index: int) -> int:
         """1-based line of the expected text for aligned index ``index`` (one past the end allowed)."""
@@ -103,8 +136,9 @@ class _Sides:
 
 
 def _common(left: list[str], right: list[str], stop: int) -> int:
-    """Length of the common head of two lists, at most ``stop``."""
-    return next((i for i, (a, b) in enumerate(zip(left[:stop], right, strict=False)) if a != b),
+    """Length of the common head of expected lines ``left`` and actual lines ``right`` (wildcards
+    applied), at most ``stop``."""
+    return next((i for i, (a, b) in enumerate(zip(left[:stop], right, strict=False)) if not line_matches(a, b)),
                 min(stop, len(left), len(right)))
 
 
@@ -114,23 +148,34 @@ def _dots(lines: list[str], numbers: list[int]) -> set[int]:
     return {index for index, number in enumerate([*numbers, len(lines)]) if padded[number - 1] == LINE_WILDCARD}
 
 
-def _keys(lines: list[str], found: list[str]) -> list[str]:
-    """``found`` with each line that a wildcard line of ``lines`` matches replaced by that line
-    (within ``MAX_SUBSTITUTIONS`` tries)."""
+def _keys(lines: list[str], found: list[str]) -> list[str] | None:
+    """``found`` with each line that a wildcard line of ``lines`` matches replaced by that line, or
+    None when that takes more than ``MAX_SUBSTITUTIONS`` tries. A line only tries the wildcard
+    lines that share its first characters (as many as the shortest literal start before ``[..]``)."""
     wild = sorted({line for line in lines if INLINE_WILDCARD in line})
-    if len(wild) * len(found) > MAX_SUBSTITUTIONS:
-        return found
-    return [next((w for w in wild if line_matches(w, line)), line) for line in found]
+    size = min((line.index(INLINE_WILDCARD) for line in wild), default=0)
+    by_start: dict[str, list[str]] = {}
+    for line in wild:
+        by_start.setdefault(line[:size], []).append(line)
+    tries = [by_start.get(line[:size], ()) for line in found]
+    if sum(map(len, tries)) > MAX_SUBSTITUTIONS:
+        return None
+    return [next((w for w in candidates if line_matches(w, line)), line) for line, candidates in zip(found, tries,
+                                                                                                      strict=True)]
 
 
 def _changes(sides: _Sides) -> list[tuple[str, int, int, int, int]]:
-    """difflib opcodes over the aligned keys, without the insertions a ``...`` line absorbs; the
-    common head and tail (up to the first and after the last ``...``) are set aside first."""
-    expected, keys = sides.expected, sides.keys
-    head = _common(expected, keys, min(sides.dots, default=len(expected)))
-    tail = _common(expected[head:][::-1], keys[head:][::-1], len(expected) - max(sides.dots, default=0))
-    matcher = difflib.SequenceMatcher(None, expected[head:len(expected) - tail], keys[head:len(keys) - tail])
-    shifted = [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+    """Opcodes of the differing lines, without the insertions a ``...`` line absorbs: the common
+    head and tail (up to the first and after the last ``...``) are set aside, the rest aligned by
+    patience diff over :func:`_keys`, or position by position when that would cost too much."""
+    expected, actual = sides.expected, sides.actual
+    head = _common(expected, actual, min(sides.dots, default=len(expected)))
+    tail = _common(expected[head:][::-1], actual[head:][::-1], len(expected) - max(sides.dots, default=0))
+    middle, found = expected[head:len(expected) - tail], actual[head:len(actual) - tail]
+    keys = _keys(middle, found)
+    opcodes = (_positional(middle, found) if keys is None
+               else patiencediff.PatienceSequenceMatcher(None, middle, keys).get_opcodes())
+    shifted = [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in opcodes]
     return [op for op in shifted if op[0] != "equal" and not (op[0] == "insert" and op[1] in sides.dots)]
 
 
@@ -224,23 +269,26 @@ def _trailing_newlines(expected: str, actual: str) -> str | None:
 
 
 def _reordered(sides: _Sides) -> str | None:
-    if sides.dots or sides.keys != sides.actual or Counter(sides.expected) != Counter(sides.actual):
+    if sides.dots or Counter(sides.expected) != Counter(sides.actual):
         return None
     index = next(i for i, (e, a) in enumerate(zip(sides.expected, sides.actual, strict=True)) if e != a)
     return f"same lines, different order (first at line {index + 1}: expected {_shown(sides.expected[index])}, " \
            f"actual {_shown(sides.actual[index])})"
 
 
-def _positional(sides: _Sides) -> list[tuple[str, int, int, int, int]]:
-    """Runs of lines that differ at the same position, as ``replace`` opcodes."""
-    differing = [i for i, (e, a) in enumerate(zip(sides.expected, sides.actual, strict=True)) if e != a]
+def _positional(expected: list[str], actual: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """Runs of lines that differ at the same position, as ``replace`` opcodes, then the lines one
+    side has beyond the other as a ``delete`` or an ``insert``."""
+    differing = [i for i, (e, a) in enumerate(zip(expected, actual, strict=False)) if not line_matches(e, a)]
     runs: list[list[int]] = []
     for index in differing:
         if runs and runs[-1][1] == index:
             runs[-1][1] = index + 1
         else:
             runs.append([index, index + 1])
-    return [("replace", start, end, start, end) for start, end in runs]
+    common = min(len(expected), len(actual))
+    rest = [("delete" if len(expected) > common else "insert", common, len(expected), common, len(actual))]
+    return [("replace", start, end, start, end) for start, end in runs] + rest[:len(expected) != len(actual)]
 
 
 def describe(expected: str, actual: str) -> tuple[str, str]:
@@ -253,7 +301,7 @@ def describe(expected: str, actual: str) -> tuple[str, str]:
             return message, ""
     sides = _Sides.of(expected, actual)
     reordered = _reordered(sides)
-    changes = _positional(sides) if reordered else _changes(sides)
+    changes = _positional(sides.expected, sides.actual) if reordered else _changes(sides)
     if not changes:
         return "text differs (the wildcards cannot be placed)", ""
     count = sum(max(i2 - i1, j2 - j1) for _, i1, i2, j1, j2 in changes)

@@ -14,18 +14,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from scbench.problem.bundle import Bundle, CompiledCase, CompiledCheckpoint
 from scbench.problem.checks import CASE_CHECKS, CaseContext, compile_jsonpath
 from scbench.problem.diagnostics import Diagnostic, ProblemError, relative, where_of
-from scbench.problem.model import CaseFile, CheckpointConfig, ProblemConfig
+from scbench.problem.model import Case, CaseFile, CheckpointConfig, ProblemConfig
 from scbench.problem.normalize import normalize
 from scbench.problem.source import Document, Unreadable, read_document, read_text
-from scbench.problem.validate import schema_diagnostics
+from scbench.problem.validate import schema_diagnostics, schema_errors
 
 CASE_SUFFIXES = (".yaml", ".yml", ".json")
 M = TypeVar("M", bound=BaseModel)
+CASE = TypeAdapter(Case)
 CHECKPOINT_NUMBER = re.compile(r"^checkpoint_(\d+)$")
 
 
@@ -47,14 +48,17 @@ class _Collector:
         self.found += errors
         return None if errors else document
 
-    def model(self, model: type[M], document: Document, path: Path) -> M | None:
-        """``document`` parsed into ``model``; ``None`` (with diagnostics) for what the schema
-        could not catch (constraints on mapping keys, validators)."""
+    def model(self, model: TypeAdapter[M], document: Document, path: Path, at: tuple = ()) -> M | None:
+        """The node of ``document`` at path ``at`` parsed by ``model``; ``None`` (with diagnostics)
+        for what the schema could not catch (constraints on mapping keys, validators)."""
+        node = document.data
+        for key in at:
+            node = node[key]
         try:
-            return model.model_validate(document.data)
+            return model.validate_python(node)
         except ValidationError as error:
             for item in error.errors():
-                where = tuple(item["loc"])
+                where = (*at, *item["loc"])
                 self.add(path, document.line_of(where), where_of(where), item["msg"], "see docs/case-format.md")
             return None
 
@@ -92,15 +96,32 @@ def _case_files(root: Path, name: str) -> list[Path]:
     return sorted(p for p in (root / "cases" / name).glob("*") if p.suffix in CASE_SUFFIXES)
 
 
-def _compile_file(path: Path, name: str, settings: _Settings, out: _Collector) -> list | None:
-    """The compiled cases of one case file, or ``None`` when the file itself is invalid."""
-    document = out.read(path, "case-file")
-    case_file = out.model(CaseFile, document, path) if document is not None else None
-    if case_file is None:
+def _valid_cases(path: Path, document: Document, out: _Collector) -> tuple[list[tuple[int, Case]], bool] | None:
+    """The cases of a parsed case file that validate, as ``(index, case)``, and whether all did;
+    ``None`` when the file is wrong outside its cases. Every schema error is reported."""
+    errors = schema_errors(document.data, "case-file")
+    for where, message, hint in errors:
+        out.add(path, document.line_of(where), where_of(where), message, hint)
+    if any(len(where) < 2 or where[0] != "cases" for where, _, _ in errors):
         return None
-    ctx = settings.context(name, path.parent, case_file.category)
+    failed = {where[1] for where, _, _ in errors}
+    models = [(index, out.model(CASE, document, path, ("cases", index)))
+              for index in range(len(document.data["cases"])) if index not in failed]
+    valid = [(index, case) for index, case in models if case is not None]
+    return valid, len(valid) == len(document.data["cases"])
+
+
+def _compile_file(path: Path, name: str, settings: _Settings, out: _Collector) -> tuple[list[CompiledCase], bool]:
+    """The compiled cases of one case file that validate (each still cross-checked), and whether
+    the whole file did; a file that does not parse, or is wrong outside its cases, gives none."""
+    document, errors = read_document(path, out.shown(path))
+    out.found += errors
+    valid = _valid_cases(path, document, out) if document is not None else None
+    if valid is None:
+        return [], False
+    ctx = settings.context(name, path.parent, document.data.get("category", CaseFile.model_fields["category"].default))
     compiled = []
-    for index, case in enumerate(case_file.cases):
+    for index, case in valid[0]:
         findings = [f for check in CASE_CHECKS for f in check(case, ctx)]
         for where, message, hint in findings:
             full = ("cases", index, *where)
@@ -109,13 +130,13 @@ def _compile_file(path: Path, name: str, settings: _Settings, out: _Collector) -
         compiled.append(CompiledCase(checkpoint=name, source=str(path.relative_to(settings.root)),
                                      line=document.line_of(("cases", index)), index=index,
                                      case=checked if findings or ctx.problem is None else normalize(case, ctx)))
-    return compiled
+    return compiled, valid[1]
 
 
 def _compile_cases(name: str, settings: _Settings, out: _Collector) -> tuple[list[CompiledCase], bool]:
-    """The checkpoint's compiled cases, and whether every case file was readable and valid."""
+    """The checkpoint's compiled cases, and whether every case file and case was readable and valid."""
     files = [_compile_file(path, name, settings, out) for path in _case_files(settings.root, name)]
-    return [case for cases in files if cases for case in cases], None not in files
+    return [case for cases, _ in files for case in cases], all(complete for _, complete in files)
 
 
 def _suite_diagnostics(root: Path, name: str, cases: list[CompiledCase], complete: bool, out: _Collector) -> None:
@@ -177,7 +198,7 @@ def _config(root: Path, out: _Collector) -> ProblemConfig | None:
                 "is this a problem directory? it needs config.yaml (see docs/case-format.md)")
         return None
     document = out.read(config_file, "config")
-    return out.model(ProblemConfig, document, config_file) if document is not None else None
+    return out.model(TypeAdapter(ProblemConfig), document, config_file) if document is not None else None
 
 
 def compile_problem(root: Path, missing_expected_files: bool = False) -> Bundle:

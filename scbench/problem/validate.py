@@ -186,8 +186,13 @@ def validator_for(stem: str) -> Draft202012Validator:
     return Draft202012Validator(json.loads((SCHEMAS / f"{stem}.schema.json").read_text()))
 
 
+def schema_errors(data: object, stem: str) -> list[tuple[tuple, str, str]]:
+    """Every schema error of ``data`` against schema ``stem`` as ``(path, message, fix)``, each
+    once; ``path`` is the document path (``("cases", 2, "expect")``)."""
+    return list(dict.fromkeys(found for error in validator_for(stem).iter_errors(data) for found in _explain(error)))
+
+
 def schema_diagnostics(document: Document, stem: str, shown_as: str) -> list[Diagnostic]:
     """Every schema error of ``document`` against schema ``stem``, located and explained."""
-    found = {Diagnostic(shown_as, document.line_of(path), where_of(path), message, hint)
-             for error in validator_for(stem).iter_errors(document.data) for path, message, hint in _explain(error)}
-    return sorted(found)
+    return sorted({Diagnostic(shown_as, document.line_of(path), where_of(path), message, hint)
+                   for path, message, hint in schema_errors(document.data, stem)})

@@ -105,10 +105,18 @@ def _run_step(client, step: HttpStep, captures: dict[str, Any], server: Server,
 
 
 def _skip_reason(step: HttpStep, failed: dict[str, str]) -> str:
-    """Why ``step`` cannot be sent: the captures it uses that earlier steps (``failed``: capture
-    name -> step label) did not take; empty when it can."""
+    """Why ``step`` cannot be sent: the captures it uses that earlier steps did not take
+    (``failed``: capture name -> ``step 'create' did not capture``); empty when it can."""
     used = set(CAPTURE.findall(step.request.model_dump_json() + step.expect.model_dump_json())) & set(failed)
-    return "; ".join(f"it uses {{{{{name}}}}}, which {failed[name]} did not capture" for name in sorted(used))
+    return "; ".join(f"it uses {{{{{name}}}}}, which {failed[name]}" for name in sorted(used))
+
+
+def _failed_captures(observation: HttpObservation, label: str) -> dict[str, str]:
+    """The captures ``observation``'s step did not take, each with why: missing from its
+    response, or every capture of a step that was not sent."""
+    if observation.skipped:
+        return dict.fromkeys(observation.step.capture, f"{label} did not capture (it was not sent)")
+    return dict.fromkeys(observation.missing, f"{label} did not capture")
 
 
 def run_http_case(case: HttpCase, ctx: RunContext,
@@ -137,5 +145,5 @@ def run_http_case(case: HttpCase, ctx: RunContext,
                     if observations[-1].error:
                         break
                     captures.update(observations[-1].captured)
-                    failed.update(dict.fromkeys(observations[-1].missing, f"step {step.name or number!r}"))
+                    failed.update(_failed_captures(observations[-1], f"step {step.name or number!r}"))
             return observations
