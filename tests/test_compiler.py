@@ -217,6 +217,9 @@ def test_config_errors_and_case_errors_come_together_without_cascades(problem):
     ("{id: c, timeout: -1}", "cases[0].timeout: must be greater than 0, got -1\n    fix: use a number greater than 0"),
     ("{id: c, expect: {stdout: {format: json, value: 1, tolerance: {abs: -1}}}}",
      "cases[0].expect.stdout.tolerance.abs: must be at least 0, got -1\n    fix: use a number of at least 0"),
+    ("{id: c, args: [--now, 2025-09-10T03:00:00Z]}",
+     "cases[0].args[1]: expected a string, got a YAML timestamp \"2025-09-10 03:00:00+00:00\"\n"
+     "    fix: write a string (quote it: \"...\")"),
     ("{id: c, env: {A: [1]}}",
      "cases[0].env.A: expected a string, got a list [1]\n    fix: write a string (quote it: \"...\")"),
 ])
