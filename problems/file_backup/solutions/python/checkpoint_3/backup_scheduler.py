@@ -11,9 +11,10 @@ import io
 import json
 import sys
 import tarfile
-from dataclasses import dataclass
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
+from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 import yaml
@@ -33,8 +34,14 @@ def require(condition: bool, message: str) -> None:
         raise ScheduleError(message)
 
 
-@dataclass(frozen=True)
-class When:
+def dates(first: date, last: date) -> Iterator[date]:
+    """Every date from ``first`` to ``last``, both included."""
+    while first <= last:
+        yield first
+        first += timedelta(days=1)
+
+
+class When(NamedTuple):
     kind: str
     at: time | None
     days: frozenset[int]
@@ -45,9 +52,8 @@ class When:
         if self.kind == "once":
             candidates = [self.once.replace(tzinfo=zone)]
         else:
-            first, last = start.astimezone(zone).date(), end.astimezone(zone).date()
-            candidates = [datetime.combine(first + timedelta(days=n), self.at, tzinfo=zone)
-                          for n in range((last - first).days + 1)]
+            candidates = [datetime.combine(day, self.at, tzinfo=zone)
+                          for day in dates(start.astimezone(zone).date(), end.astimezone(zone).date())]
         return [moment for moment in candidates
                 if start <= moment.astimezone(UTC) <= end and self.on_day(moment.date())]
 
@@ -55,14 +61,12 @@ class When:
         return self.kind != "weekly" or day.weekday() in self.days
 
 
-@dataclass(frozen=True)
-class Strategy:
+class Strategy(NamedTuple):
     kind: str
     max_pack_bytes: int
 
 
-@dataclass(frozen=True)
-class Job:
+class Job(NamedTuple):
     job_id: str
     enabled: bool
     source: Path
@@ -81,8 +85,7 @@ class Job:
                 if path.is_file() and path.suffix.lower() != ".tar"}
 
 
-@dataclass(frozen=True)
-class Schedule:
+class Schedule(NamedTuple):
     timezone: str
     zone: ZoneInfo
     jobs: tuple[Job, ...]
@@ -203,7 +206,7 @@ def glob_matches(pattern: list[str], path: list[str]) -> bool:
     if not pattern:
         return not path
     if pattern[0] == "**":
-        return any(glob_matches(pattern[1:], path[skip:]) for skip in range(len(path) + 1))
+        return glob_matches(pattern[1:], path) or (bool(path) and glob_matches(pattern, path[1:]))
     return bool(path) and fnmatch.fnmatchcase(path[0], pattern[0]) and glob_matches(pattern[1:], path[1:])
 
 
