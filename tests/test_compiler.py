@@ -153,6 +153,12 @@ def test_a_case_file_that_is_not_utf8_is_a_located_error(problem):
     ("{id: c, files: {x: {base64: '!!!notb64'}}}",
      "cases[0].files.x.base64: not valid base64: Only base64 data is allowed\n"
      "    fix: encode the bytes with base64 -w0 FILE"),
+    ("{id: c, files: {x.tar: {tar: {../up: a}}}}",
+     "cases[0].files.x.tar.tar.../up: tar member name '../up' is not a relative path\n"
+     "    fix: name the member by a relative path without '..'"),
+    ("{id: c, files: {x.tar: {tar: {a.bin: {base64: '!!!notb64'}}}}}",
+     "cases[0].files.x.tar.tar.a.bin.base64: not valid base64: Only base64 data is allowed\n"
+     "    fix: encode the bytes with base64 -w0 FILE"),
     ("{id: c, args: count}",
      "cases[0].args: expected a list, got a string \"count\"\n    fix: write a list: [count]"),
 ])
@@ -214,10 +220,13 @@ def test_config_errors_and_case_errors_come_together_without_cascades(problem):
      "cases[0].expect.exit_code: \"zero\" is not allowed here\n    fix: write 0 (a number, without quotes)"),
     ("{id: c, files: {x: {cpy: trees/basic}}}",
      "cases[0].files.x: unknown key 'cpy'\n    fix: did you mean 'copy'? (one of the forms here: base64, copy, "
-     "json, jsonl, text, yaml, a bare string)"),
+     "format, json, jsonl, tar, text, yaml, a bare string)"),
     ("{id: c, timeout: -1}", "cases[0].timeout: must be greater than 0, got -1\n    fix: use a number greater than 0"),
     ("{id: c, expect: {stdout: {format: json, value: 1, tolerance: {abs: -1}}}}",
      "cases[0].expect.stdout.tolerance.abs: must be at least 0, got -1\n    fix: use a number of at least 0"),
+    ("{id: c, args: [--now, 2025-09-10T03:00:00Z]}",
+     "cases[0].args[1]: expected a string, got a YAML timestamp \"2025-09-10 03:00:00+00:00\"\n"
+     "    fix: write a string (quote it: \"...\")"),
     ("{id: c, env: {A: [1]}}",
      "cases[0].env.A: expected a string, got a list [1]\n    fix: write a string (quote it: \"...\")"),
 ])

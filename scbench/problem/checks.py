@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 import jsonpath
 
 from scbench.formats import PARSERS
-from scbench.problem.model import Base64File, CliCase, CopyFile, HttpCase, OutputExpectation, ProblemConfig
+from scbench.problem.model import Base64File, CliCase, CopyFile, HttpCase, OutputExpectation, ProblemConfig, TarFile
 from scbench.problem.source import Unreadable, read_text
 from scbench.problem.walk import argument_strings, inputs, outputs
 
@@ -65,8 +65,17 @@ def _base64(spec: Base64File, path: tuple, ctx: CaseContext) -> Iterator[Finding
         yield (*path, "base64"), f"not valid base64: {error}", "encode the bytes with base64 -w0 FILE"
 
 
+def _tar_members(spec: TarFile, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
+    for name, content in spec.tar.items():
+        if not name or _leaves(name):
+            yield (*path, "tar", name), f"tar member name {name!r} is not a relative path", \
+                "name the member by a relative path without '..'"
+        if isinstance(content, Base64File):
+            yield from _base64(content, (*path, "tar", name), ctx)
+
+
 INPUT_CHECKS: dict[type, Callable[[object, tuple, CaseContext], Iterator[Finding]]] = {
-    CopyFile: _copy_source, Base64File: _base64}
+    CopyFile: _copy_source, Base64File: _base64, TarFile: _tar_members}
 """Input-file form -> its own check (forms without an entry need none)."""
 
 

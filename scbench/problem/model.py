@@ -78,8 +78,19 @@ class CopyFile(Strict):
     copy_: str = Field(alias="copy", description="path relative to the problem's data/ directory")
 
 
+class TarFile(Strict):
+    """A tar archive written from inline members, in the order given: member name (a relative
+    ``/``-separated path) -> content (a bare string is UTF-8 text, ``{base64: ...}`` raw bytes).
+    Every member is a regular file with mtime 0, mode 0644, uid and gid 0 and empty owner names,
+    so the archive's bytes depend only on the members and ``format``."""
+
+    tar: dict[str, str | Base64File]
+    tar_format: Literal["pax", "gnu", "ustar"] = Field(
+        "pax", alias="format", description="tar header format: pax (POSIX.1-2001, the default), gnu or ustar")
+
+
 InputFile = Annotated[
-    str | TextFile | JsonFile | JsonlFile | YamlFile | Base64File | CopyFile,
+    str | TextFile | JsonFile | JsonlFile | YamlFile | Base64File | CopyFile | TarFile,
     Field(description="a bare string is shorthand for {text: ...}"),
 ]
 

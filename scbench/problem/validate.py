@@ -36,7 +36,8 @@ PLAIN = re.compile(r"^[\w./-]+$")
 
 
 def _kind(value: object) -> str:
-    return SCHEMA_TYPES[PYTHON_TYPES[type(value)]]
+    """``value``'s type in schema words; YAML's own timestamps (``2025-09-10T03:00:00Z`` unquoted) by name."""
+    return SCHEMA_TYPES[PYTHON_TYPES[type(value)]] if type(value) in PYTHON_TYPES else "a YAML timestamp"
 
 
 def _as_number(text: str) -> int | float | None:
@@ -71,7 +72,7 @@ def _unknown_key(error: ValidationError) -> tuple[str, str]:
 def _type(error: ValidationError) -> tuple[str, str]:
     expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
     names = " or ".join(SCHEMA_TYPES[name] for name in expected)
-    return f"expected {names}, got {_kind(error.instance)} {json.dumps(error.instance)[:60]}", \
+    return f"expected {names}, got {_kind(error.instance)} {json.dumps(error.instance, default=str)[:60]}", \
         _type_hint(expected, error.instance)
 
 

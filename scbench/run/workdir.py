@@ -3,16 +3,33 @@
 from __future__ import annotations
 
 import base64
+import io
 import json
 import shutil
+import tarfile
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import yaml
 
-from scbench.problem.model import Base64File, CopyFile, InputFile, JsonFile, JsonlFile, TextFile, YamlFile
+from scbench.problem.model import Base64File, CopyFile, InputFile, JsonFile, JsonlFile, TarFile, TextFile, YamlFile
 from scbench.sandbox.base import Sandbox
+
+TAR_FORMATS = {"pax": tarfile.PAX_FORMAT, "gnu": tarfile.GNU_FORMAT, "ustar": tarfile.USTAR_FORMAT}
+
+
+def write_tar(target: Path, spec: TarFile) -> None:
+    """Write ``spec``'s members, in order, as a tar archive at ``target``: regular files whose
+    headers hold the defaults of a fresh ``TarInfo`` (mtime 0, mode 0644, uid and gid 0, no
+    owner names), so equal members give equal bytes."""
+    with tarfile.open(target, "w", format=TAR_FORMATS[spec.tar_format]) as archive:
+        for name, content in spec.tar.items():
+            payload = content.encode() if isinstance(content, str) else base64.b64decode(content.base64)
+            member = tarfile.TarInfo(name)
+            member.size = len(payload)
+            archive.addfile(member, io.BytesIO(payload))
+
 
 WRITERS: dict[type, Callable[[Path, object, Path], None]] = {
     str: lambda target, spec, data: target.write_text(spec, encoding="utf-8"),
@@ -23,6 +40,7 @@ WRITERS: dict[type, Callable[[Path, object, Path], None]] = {
     Base64File: lambda target, spec, data: target.write_bytes(base64.b64decode(spec.base64)),
     CopyFile: lambda target, spec, data: (shutil.copytree if (data / spec.copy_).is_dir() else shutil.copy)(
         data / spec.copy_, target),
+    TarFile: lambda target, spec, data: write_tar(target, spec),
 }
 """Input-file form -> writer(target path, spec, problem data dir)."""
 

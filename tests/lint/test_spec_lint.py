@@ -15,8 +15,7 @@ from scbench.problem.loader import load
 from tests.conftest import FIXTURES, ROOT
 
 LEAKY = FIXTURES / "leaky"
-SHIPPED = [path for path in (ROOT / "problems" / "code_search", ROOT / "problems" / "dynamic_config_service_api")
-           if (path / "config.yaml").exists()]
+SHIPPED = sorted(path for path in (ROOT / "problems").iterdir() if (path / "config.yaml").exists())
 
 
 def test_every_planted_spec_leak_is_found_once() -> None:
