@@ -46,7 +46,7 @@ class ArgumentParser(argparse.ArgumentParser):
 
 # ------------------------------------------------------------------ tokens
 
-@dataclass(frozen=True)
+@dataclass
 class Token:
     kind: str  # string, number, literal, keyword, word, op, punct, end
     text: str
@@ -86,7 +86,7 @@ def tokenize(query: str) -> list[Token]:
 
 # ------------------------------------------------------------------ syntax
 
-@dataclass(frozen=True)
+@dataclass
 class Field:
     path: tuple[str, ...]
 
@@ -95,7 +95,7 @@ class Field:
         return ".".join(self.path)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Aggregate:
     function: str
     field: Field | None  # None: COUNT(*)
@@ -105,27 +105,27 @@ class Aggregate:
         return f"{self.function}({self.field.text if self.field else '*'})"
 
 
-@dataclass(frozen=True)
+@dataclass
 class Item:
     expr: Field | Aggregate
     name: str  # the output key
 
 
-@dataclass(frozen=True)
+@dataclass
 class Compare:
     field: Field
     op: str
     literal: object
 
 
-@dataclass(frozen=True)
+@dataclass
 class Logical:
     op: str
     left: object
     right: object
 
 
-@dataclass(frozen=True)
+@dataclass
 class Query:
     items: tuple[Item, ...] | None  # None: SELECT *
     where: object
@@ -272,11 +272,9 @@ def compare(left: object, op: str, right: object) -> bool:
     """Same-type comparison: objects and arrays never compare, ordering only for numbers and strings,
     ``!=`` is the negation of ``=``."""
     kinds = {kind_of(left), kind_of(right)}
-    if "container" in kinds:
-        return False
     if op in ORDERED:
         return kinds in ({"number"}, {"str"}) and ORDERED[op](left, right)
-    return (len(kinds) == 1 and left == right) == (op == "=")
+    return "container" not in kinds and (len(kinds) == 1 and left == right) == (op == "=")
 
 
 def matches(expr, record: dict) -> bool:
@@ -401,7 +399,7 @@ def run(args: argparse.Namespace) -> list:
 
 
 def write(rows: list, output: str | None) -> None:
-    text = json.dumps(rows, ensure_ascii=False)
+    text = json.dumps(rows)
     if output is None:
         sys.stdout.write(text + "\n")
         return

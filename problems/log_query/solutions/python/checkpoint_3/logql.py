@@ -55,7 +55,7 @@ def require(condition: bool, message: str) -> None:
 
 # ------------------------------------------------------------------ tokens
 
-@dataclass(frozen=True)
+@dataclass
 class Token:
     kind: str  # literal, keyword, word, op, punct, end
     text: str
@@ -95,7 +95,7 @@ def tokenize(query: str) -> list[Token]:
 
 # ------------------------------------------------------------------ syntax
 
-@dataclass(frozen=True)
+@dataclass
 class Scope:
     """The aliases a query binds; ``strict`` when every field must name its alias (CONFLATE present)."""
 
@@ -116,7 +116,7 @@ class Scope:
         return alias
 
 
-@dataclass(frozen=True)
+@dataclass
 class Field:
     path: tuple[str, ...]
     text: str = field(compare=False)  # as written
@@ -126,7 +126,7 @@ class Field:
         return scope.resolve(self)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Star:
     alias: str
     text: str
@@ -136,7 +136,7 @@ class Star:
         return self
 
 
-@dataclass(frozen=True)
+@dataclass
 class Aggregate:
     function: str
     field: Field | None  # None: COUNT(*)
@@ -149,7 +149,7 @@ class Aggregate:
         return replace(self, field=self.field and self.field.bind(scope))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Item:
     expr: Field | Aggregate | Star
     name: str  # the output key
@@ -158,7 +158,7 @@ class Item:
         return replace(self, expr=self.expr.bind(scope))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Compare:
     field: Field
     op: str
@@ -168,7 +168,7 @@ class Compare:
         return replace(self, field=self.field.bind(scope))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Logical:
     op: str
     left: Compare | Logical
@@ -178,14 +178,14 @@ class Logical:
         return replace(self, left=self.left.bind(scope), right=self.right.bind(scope))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Conflate:
     flavor: str  # INTERSECTING, LEFT, RIGHT, BOTH
     alias: str
     pairs: tuple[tuple[Field, Field], ...]  # qualified fields that must be equal
 
 
-@dataclass(frozen=True)
+@dataclass
 class Query:
     items: tuple[Item, ...] | None  # None: SELECT *
     anchor: str
@@ -401,11 +401,9 @@ def compare(left: object, op: str, right: object) -> bool:
     """Same-type comparison: objects and arrays never compare, ordering only for numbers and strings,
     ``!=`` is the negation of ``=``."""
     kinds = {kind_of(left), kind_of(right)}
-    if "container" in kinds:
-        return False
     if op in ORDERED:
         return kinds in ({"number"}, {"str"}) and ORDERED[op](left, right)
-    return (len(kinds) == 1 and left == right) == (op == "=")
+    return "container" not in kinds and (len(kinds) == 1 and left == right) == (op == "=")
 
 
 def signature(item: object) -> object:
@@ -427,7 +425,7 @@ def matches(expr, row: dict) -> bool:
 
 # ------------------------------------------------------------------ conflation
 
-@dataclass(frozen=True)
+@dataclass
 class Source:
     records: list[dict]
     keys: tuple[str, ...]  # every top-level key, in first-seen order
@@ -587,7 +585,7 @@ def bindings(args: argparse.Namespace) -> dict[str, str]:
 
 
 def write(rows: list, output: str | None) -> None:
-    text = json.dumps(rows, ensure_ascii=False)
+    text = json.dumps(rows)
     if output is None:
         sys.stdout.write(text + "\n")
         return

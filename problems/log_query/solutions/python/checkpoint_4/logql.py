@@ -56,7 +56,7 @@ def require(condition: bool, message: str) -> None:
 
 # ------------------------------------------------------------------ tokens
 
-@dataclass(frozen=True)
+@dataclass
 class Token:
     kind: str  # literal, keyword, word, op, punct, end
     text: str
@@ -96,7 +96,7 @@ def tokenize(query: str) -> list[Token]:
 
 # ------------------------------------------------------------------ syntax
 
-@dataclass(frozen=True)
+@dataclass
 class Scope:
     """The aliases a query binds; ``strict`` when every field must name its alias (CONFLATE present)."""
 
@@ -127,7 +127,7 @@ class Scope:
         return found
 
 
-@dataclass(frozen=True)
+@dataclass
 class Field:
     path: tuple[str, ...]
     text: str = field(compare=False)  # as written
@@ -140,7 +140,7 @@ class Field:
         return lookup(row.get(self.alias), self.path)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Canon:
     """``CANON.name`` as written; bound, it becomes its label."""
 
@@ -154,7 +154,7 @@ class Canon:
         return scope.label(self.name)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Label:
     """A declared canonical label: the first non-null candidate of a row, else the default."""
 
@@ -174,7 +174,7 @@ class Label:
         return found[0] if found else self.default
 
 
-@dataclass(frozen=True)
+@dataclass
 class Star:
     alias: str
     text: str
@@ -184,7 +184,7 @@ class Star:
         return self
 
 
-@dataclass(frozen=True)
+@dataclass
 class Aggregate:
     function: str
     field: Field | None  # None: COUNT(*)
@@ -197,7 +197,7 @@ class Aggregate:
         return replace(self, field=self.field and self.field.bind(scope))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Gloss:
     strict: bool
     declarations: tuple[tuple[str, tuple[Field, ...], object], ...]  # name, candidates, default
@@ -211,7 +211,7 @@ class Gloss:
         return {name: Label(name, candidates, default, self.strict) for name, candidates, default in self.declarations}
 
 
-@dataclass(frozen=True)
+@dataclass
 class Item:
     expr: Field | Aggregate | Star
     name: str  # the output key
@@ -220,7 +220,7 @@ class Item:
         return replace(self, expr=self.expr.bind(scope))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Compare:
     field: Field | Label
     op: str
@@ -230,7 +230,7 @@ class Compare:
         return replace(self, field=self.field.bind(scope))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Logical:
     op: str
     left: Compare | Logical
@@ -240,7 +240,7 @@ class Logical:
         return replace(self, left=self.left.bind(scope), right=self.right.bind(scope))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Conflate:
     flavor: str  # INTERSECTING, LEFT, RIGHT, BOTH
     alias: str
@@ -250,7 +250,7 @@ class Conflate:
         return replace(self, pairs=tuple((left.bind(scope), right.bind(scope)) for left, right in self.pairs))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Query:
     items: tuple[Item, ...] | None  # None: SELECT *
     anchor: str
@@ -501,11 +501,9 @@ def compare(left: object, op: str, right: object) -> bool:
     """Same-type comparison: objects and arrays never compare, ordering only for numbers and strings,
     ``!=`` is the negation of ``=``."""
     kinds = {kind_of(left), kind_of(right)}
-    if "container" in kinds:
-        return False
     if op in ORDERED:
         return kinds in ({"number"}, {"str"}) and ORDERED[op](left, right)
-    return (len(kinds) == 1 and left == right) == (op == "=")
+    return "container" not in kinds and (len(kinds) == 1 and left == right) == (op == "=")
 
 
 def signature(item: object) -> object:
@@ -527,7 +525,7 @@ def matches(expr, row: dict) -> bool:
 
 # ------------------------------------------------------------------ conflation
 
-@dataclass(frozen=True)
+@dataclass
 class Source:
     records: list[dict]
     keys: tuple[str, ...]  # every top-level key, in first-seen order
@@ -687,7 +685,7 @@ def bindings(args: argparse.Namespace) -> dict[str, str]:
 
 
 def write(rows: list, output: str | None) -> None:
-    text = json.dumps(rows, ensure_ascii=False)
+    text = json.dumps(rows)
     if output is None:
         sys.stdout.write(text + "\n")
         return

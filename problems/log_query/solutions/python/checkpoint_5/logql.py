@@ -61,7 +61,7 @@ def require(condition: bool, message: str) -> None:
 
 # ------------------------------------------------------------------ tokens
 
-@dataclass(frozen=True)
+@dataclass
 class Token:
     kind: str  # literal, keyword, word, op, punct, end
     text: str
@@ -103,7 +103,7 @@ def tokenize(query: str) -> list[Token]:
 
 # ------------------------------------------------------------------ syntax
 
-@dataclass(frozen=True)
+@dataclass
 class Scope:
     """The aliases a query binds; ``strict`` when every field must name its alias (CONFLATE present)."""
 
@@ -146,7 +146,7 @@ class Scope:
         return found
 
 
-@dataclass(frozen=True)
+@dataclass
 class Field:
     path: tuple[str, ...]
     text: str = field(compare=False)  # as written
@@ -163,7 +163,7 @@ class Field:
         return lookup(row.get(self.alias), self.path)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Literal:
     value: object
     text: str
@@ -175,7 +175,7 @@ class Literal:
         return self.value
 
 
-@dataclass(frozen=True)
+@dataclass
 class Pocket:
     """``POCKET(query)`` (a scalar) or ``POCKET[query]`` (a column), run once per row of the enclosing query."""
 
@@ -198,7 +198,7 @@ class Pocket:
         return found[0] if found else None
 
 
-@dataclass(frozen=True)
+@dataclass
 class Canon:
     """``CANON.name`` as written; bound, it becomes its label."""
 
@@ -212,7 +212,7 @@ class Canon:
         return scope.label(self.name)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Label:
     """A declared canonical label: the first non-null candidate of a row, else the default."""
 
@@ -232,7 +232,7 @@ class Label:
         return found[0] if found else self.default
 
 
-@dataclass(frozen=True)
+@dataclass
 class Star:
     alias: str
     text: str
@@ -242,7 +242,7 @@ class Star:
         return self
 
 
-@dataclass(frozen=True)
+@dataclass
 class Aggregate:
     function: str
     field: Field | None  # None: COUNT(*)
@@ -255,7 +255,7 @@ class Aggregate:
         return replace(self, field=self.field and self.field.bind(scope))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Gloss:
     strict: bool
     declarations: tuple[tuple[str, tuple[Field, ...], object], ...]  # name, candidates, default
@@ -267,7 +267,7 @@ class Gloss:
                 for name, candidates, default in self.declarations}
 
 
-@dataclass(frozen=True)
+@dataclass
 class Item:
     expr: Field | Label | Pocket | Aggregate | Star
     name: str  # the output key
@@ -276,7 +276,7 @@ class Item:
         return replace(self, expr=self.expr.bind(scope))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Compare:
     left: object  # a value: Field, Label, Literal or scalar Pocket
     op: str
@@ -289,7 +289,7 @@ class Compare:
         return compare(self.left.get(row), self.op, self.right.get(row))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Beholds:
     pocket: Pocket
 
@@ -300,7 +300,7 @@ class Beholds:
         return bool(self.pocket.values(row))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Amongst:
     target: object
     pocket: Pocket
@@ -313,7 +313,7 @@ class Amongst:
         return any(signature(item) == target for item in self.pocket.values(row))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Quantified:
     target: object
     op: str
@@ -328,7 +328,7 @@ class Quantified:
         return QUANTIFIERS[self.quantifier](compare(target, self.op, item) for item in self.pocket.values(row))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Logical:
     op: str
     left: object
@@ -343,7 +343,7 @@ class Logical:
         return self.left.holds(row) or self.right.holds(row)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Conflate:
     flavor: str  # INTERSECTING, LEFT, RIGHT, BOTH
     alias: str
@@ -353,7 +353,7 @@ class Conflate:
         return replace(self, pairs=tuple((left.bind(scope), right.bind(scope)) for left, right in self.pairs))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Query:
     items: tuple[Item, ...] | None  # None: SELECT *
     anchor: str
@@ -645,12 +645,10 @@ def compare(left: object, op: str, right: object) -> bool:
     """Same-type comparison: objects and arrays are (un)equal only to objects and arrays, deeply; ordering
     only for numbers and strings; ``!=`` is the negation of ``=``."""
     kinds = {kind_of(left), kind_of(right)}
-    if kinds == {"container"} and op in ("=", "!="):
-        return (signature(left) == signature(right)) == (op == "=")
-    if "container" in kinds:
-        return False
     if op in ORDERED:
         return kinds in ({"number"}, {"str"}) and ORDERED[op](left, right)
+    if "container" in kinds:
+        return kinds == {"container"} and (signature(left) == signature(right)) == (op == "=")
     return (len(kinds) == 1 and left == right) == (op == "=")
 
 
@@ -665,7 +663,7 @@ def signature(item: object) -> object:
 
 # ------------------------------------------------------------------ conflation
 
-@dataclass(frozen=True)
+@dataclass
 class Source:
     records: list[dict]
     keys: tuple[str, ...]  # every top-level key, in first-seen order
@@ -824,7 +822,7 @@ def bindings(args: argparse.Namespace) -> dict[str, str]:
 
 
 def write(rows: list, output: str | None) -> None:
-    text = json.dumps(rows, ensure_ascii=False)
+    text = json.dumps(rows)
     if output is None:
         sys.stdout.write(text + "\n")
         return
