@@ -123,7 +123,7 @@ class Parser:
     def take(self, kind: str, text: str | None = None) -> Token:
         token = self.peek()
         if token.kind != kind or text not in (None, token.text):
-            raise QueryError("E_PARSE", f"expected {text or kind} near {token.text!r}")
+            raise QueryError("E_PARSE", f"unexpected {token.text!r}")
         self.index += 1
         return token
 
@@ -226,13 +226,13 @@ def reject_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
-def parse_record(line: str, number: int) -> dict:
+def parse_record(line: str) -> dict:
     try:
         record = json.loads(line, parse_constant=reject_constant)
     except ValueError as error:
-        raise QueryError("E_RUNTIME", f"line {number} is not valid JSON: {error}") from error
+        raise QueryError("E_RUNTIME", f"not valid JSON: {line.strip()!r}: {error}") from error
     if not isinstance(record, dict):
-        raise QueryError("E_RUNTIME", f"line {number} is not a JSON object")
+        raise QueryError("E_RUNTIME", f"not a JSON object: {line.strip()!r}")
     return record
 
 
@@ -240,7 +240,7 @@ def records(path: str):
     """The records of an NDJSON file, in order, blank lines skipped."""
     try:
         with open(path, encoding="utf-8") as handle:
-            yield from (parse_record(line, number) for number, line in enumerate(handle, 1) if line.strip())
+            yield from (parse_record(line) for line in handle if line.strip())
     except (OSError, UnicodeDecodeError) as error:
         raise QueryError("E_IO", f"cannot read {path}: {error}") from error
 
@@ -271,15 +271,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str]) -> None:
+    """Run the command line; on a QueryError exit 1 with its JSON line on standard error."""
     try:
         args = parse_args(argv)
         write(run(args), args.output)
     except QueryError as error:
-        sys.stderr.write(json.dumps({"error": f"LOGQL_ERROR: {error}", "code": error.code}) + "\n")
-        return 1
-    return 0
+        sys.exit(json.dumps({"error": f"LOGQL_ERROR: {error}", "code": error.code}))
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main(sys.argv[1:])

@@ -149,7 +149,7 @@ class Parser:
     def take(self, kind: str, text: str | None = None) -> Token:
         token = self.peek()
         if token.kind != kind or text not in (None, token.text):
-            raise QueryError("E_PARSE", f"expected {text or kind} near {token.text!r}")
+            raise QueryError("E_PARSE", f"unexpected {token.text!r}")
         self.index += 1
         return token
 
@@ -158,6 +158,9 @@ class Parser:
         found = token.kind == kind and token.text == text
         self.index += found
         return found
+
+    def following(self) -> Token:
+        return self.tokens[self.index + 1]
 
     def query(self) -> Query:
         self.take("keyword", "SELECT")
@@ -181,8 +184,8 @@ class Parser:
 
     def function(self) -> str | None:
         """The aggregate's name when the next two tokens open an aggregate call."""
-        token, following = self.peek(), self.tokens[min(self.index + 1, len(self.tokens) - 1)]
-        return FUNCTIONS.get(token.text.upper()) if token.kind == "word" and following.text == "(" else None
+        token = self.peek()
+        return FUNCTIONS.get(token.text.upper()) if token.kind == "word" and self.following().text == "(" else None
 
     def item(self) -> Item:
         function = self.function()
@@ -371,13 +374,13 @@ def reject_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
-def parse_record(line: str, number: int) -> dict:
+def parse_record(line: str) -> dict:
     try:
         record = json.loads(line, parse_constant=reject_constant)
     except ValueError as error:
-        raise QueryError("E_RUNTIME", f"line {number} is not valid JSON: {error}") from error
+        raise QueryError("E_RUNTIME", f"not valid JSON: {line.strip()!r}: {error}") from error
     if not isinstance(record, dict):
-        raise QueryError("E_RUNTIME", f"line {number} is not a JSON object")
+        raise QueryError("E_RUNTIME", f"not a JSON object: {line.strip()!r}")
     return record
 
 
@@ -385,7 +388,7 @@ def records(path: str):
     """The records of an NDJSON file, in order, blank lines skipped."""
     try:
         with open(path, encoding="utf-8") as handle:
-            yield from (parse_record(line, number) for number, line in enumerate(handle, 1) if line.strip())
+            yield from (parse_record(line) for line in handle if line.strip())
     except (OSError, UnicodeDecodeError) as error:
         raise QueryError("E_IO", f"cannot read {path}: {error}") from error
 
@@ -418,15 +421,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str]) -> None:
+    """Run the command line; on a QueryError exit 1 with its JSON line on standard error."""
     try:
         args = parse_args(argv)
         write(run(args), args.output)
     except QueryError as error:
-        sys.stderr.write(json.dumps({"error": f"LOGQL_ERROR: {error}", "code": error.code}) + "\n")
-        return 1
-    return 0
+        sys.exit(json.dumps({"error": f"LOGQL_ERROR: {error}", "code": error.code}))
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main(sys.argv[1:])

@@ -386,7 +386,7 @@ class Parser:
     def take(self, kind: str, text: str | None = None) -> Token:
         token = self.peek()
         if token.kind != kind or text not in (None, token.text):
-            raise QueryError("E_PARSE", f"expected {text or kind} near {token.text!r}")
+            raise QueryError("E_PARSE", f"unexpected {token.text!r}")
         self.index += 1
         return token
 
@@ -397,7 +397,7 @@ class Parser:
         return found
 
     def following(self) -> Token:
-        return self.tokens[min(self.index + 1, len(self.tokens) - 1)]
+        return self.tokens[self.index + 1]
 
     def query(self) -> Query:
         self.take("keyword", "SELECT")
@@ -787,13 +787,13 @@ def reject_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
-def parse_record(line: str, number: int) -> dict:
+def parse_record(line: str) -> dict:
     try:
         record = json.loads(line, parse_constant=reject_constant)
     except ValueError as error:
-        raise QueryError("E_RUNTIME", f"line {number} is not valid JSON: {error}") from error
+        raise QueryError("E_RUNTIME", f"not valid JSON: {line.strip()!r}: {error}") from error
     if not isinstance(record, dict):
-        raise QueryError("E_RUNTIME", f"line {number} is not a JSON object")
+        raise QueryError("E_RUNTIME", f"not a JSON object: {line.strip()!r}")
     return record
 
 
@@ -801,7 +801,7 @@ def read_source(path: str) -> Source:
     """The records of an NDJSON file, in order, blank lines skipped."""
     try:
         with open(path, encoding="utf-8") as handle:
-            records = [parse_record(line, number) for number, line in enumerate(handle, 1) if line.strip()]
+            records = [parse_record(line) for line in handle if line.strip()]
     except (OSError, UnicodeDecodeError) as error:
         raise QueryError("E_IO", f"cannot read {path}: {error}") from error
     return Source(records, tuple(dict.fromkeys(key for record in records for key in record)))
@@ -842,7 +842,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str]) -> None:
+    """Run the command line; on a QueryError exit 1 with its JSON line on standard error."""
     try:
         args = parse_args(argv)
         bound = bindings(args)
@@ -850,10 +851,8 @@ def main(argv: list[str]) -> int:
         sources = {alias: read_source(path) for alias, path in bound.items()}
         write(execute(bind(query, None, sources), {}), args.output)
     except QueryError as error:
-        sys.stderr.write(json.dumps({"error": f"LOGQL_ERROR: {error}", "code": error.code}) + "\n")
-        return 1
-    return 0
+        sys.exit(json.dumps({"error": f"LOGQL_ERROR: {error}", "code": error.code}))
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main(sys.argv[1:])
