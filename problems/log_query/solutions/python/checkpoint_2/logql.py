@@ -348,7 +348,7 @@ def group_value(record: dict, field: Field) -> object:
 
 
 def aggregate(aggregate: Aggregate, rows: list[dict]) -> object:
-    values = [lookup(row, aggregate.field.path) if aggregate.field else True for row in rows]
+    values = rows if aggregate.field is None else [lookup(row, aggregate.field.path) for row in rows]
     return AGGREGATES[aggregate.function](values)
 
 

@@ -499,7 +499,7 @@ def group_value(ref: Field, row: dict) -> object:
 
 
 def aggregate(call: Aggregate, rows: list[dict]) -> object:
-    values = [value(call.field, row) if call.field else True for row in rows]
+    values = rows if call.field is None else [value(call.field, row) for row in rows]
     return AGGREGATES[call.function](values)
 
 

@@ -737,7 +737,7 @@ def group_value(ref: Field, row: dict) -> object:
 
 
 def aggregate(call: Aggregate, rows: list[dict]) -> object:
-    values = [call.field.get(row) if call.field else True for row in rows]
+    values = rows if call.field is None else [call.field.get(row) for row in rows]
     return AGGREGATES[call.function](values)
 
 
