@@ -536,7 +536,7 @@ def accepts(join: Conflate, row: dict) -> bool:
     return all(signature(left.get(row)) == signature(right.get(row)) for left, right in join.pairs)
 
 
-def joined(join: Conflate, rows: list[dict], source: Source, aliases: tuple[str, ...]) -> list[dict]:
+def joined(join: Conflate, rows: list[dict], source: Source) -> list[dict]:
     """Each row with every record of ``source`` its UPON accepts, in file order; PRESERVING keeps unmatched
     rows (null-padded) in place and appends the records no row matched."""
     out, matched = [], set()
@@ -547,7 +547,7 @@ def joined(join: Conflate, rows: list[dict], source: Source, aliases: tuple[str,
         if not found and join.flavor in ("LEFT", "BOTH"):
             out.append({**row, join.alias: None})
     if join.flavor in ("RIGHT", "BOTH"):
-        out += [{**dict.fromkeys(aliases), join.alias: record}
+        out += [{join.alias: record}
                 for index, record in enumerate(source.records) if index not in matched]
     return out
 
@@ -621,7 +621,7 @@ def grouped(query: Query, rows: list[dict]) -> list[dict]:
 
 def project(query: Query, row: dict, sources: dict[str, Source]) -> dict:
     if query.items is None:
-        return row[query.anchor]
+        return row.get(query.anchor)
     out = {}
     for item in query.items:
         if isinstance(item.expr, Star):
@@ -637,8 +637,8 @@ def execute(query: Query, sources: dict[str, Source]) -> list:
         require(alias in sources, f"alias {alias!r} is not bound by --source or --log-file")
     rows = [row for row in ({query.anchor: record} for record in sources[query.anchor].records)
             if query.where is None or matches(query.where, row)]
-    for index, join in enumerate(query.joins):
-        rows = joined(join, rows, sources[join.alias], query.aliases[:index + 1])
+    for join in query.joins:
+        rows = joined(join, rows, sources[join.alias])
     if query.aggregated:
         return grouped(query, rows)
     return [project(query, row, sources) for row in rows]
