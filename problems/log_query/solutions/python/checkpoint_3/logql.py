@@ -111,9 +111,8 @@ class Scope:
                 f"{', '.join(self.aliases)} where they are conflated")
         return replace(ref, alias=self.anchor)
 
-    def known(self, alias: str) -> str:
+    def known(self, alias: str) -> None:
         require(alias in self.aliases, f"unknown alias {alias!r} in this query")
-        return alias
 
 
 @dataclass
