@@ -11,6 +11,7 @@ from conftest import FIXTURES, ROOT, replace_in, scbench
 from scbench.evaluate import Target, evaluate
 from scbench.mutants import mutation_score
 from scbench.problem.compiler import compile_problem
+from scbench.problem.diagnostics import ProblemError
 from scbench.report.junit import write_junit
 from scbench.run.tracks import prepare
 
@@ -172,6 +173,33 @@ def test_regression_ignore_holds_at_every_later_checkpoint(kv_copy):
     assert [(c.id, c.passed) for c in results.cases if c.category == "regression"] == [
         ("set_then_get", True), ("dump_sorted", True), ("get_missing", True), ("count_doc", True),
         ("count_data_placeholder", True)]
+
+
+def test_regression_retire_stops_an_earlier_case_from_that_checkpoint_on(kv_copy):
+    # a checkpoint whose spec changes what an earlier case checks retires that case from its regressions
+    solution = kv_copy / "solutions/python/checkpoint_2/kv.py"
+    replace_in(solution, *BYTES)
+    replace_in(kv_copy / "config.yaml", "checkpoint_2: {order: 2}",
+               "checkpoint_2: {order: 2, regression_retire: [checkpoint_1/dump_sorted]}")
+    bundle = compile_problem(kv_copy)
+    results = evaluate(bundle, 2, Target(solution.parent, "python"))
+    assert [(c.id, c.category, c.passed) for c in results.cases] == [
+        ("count_doc", "core", True), ("count_data_placeholder", "functionality", True),
+        ("set_then_get", "regression", True), ("get_missing", "regression", True)]
+    assert results.summary.strict
+    assert [case.case.id for case, _ in bundle.suite(1)] == ["set_then_get", "dump_sorted", "get_missing"]
+
+
+def test_regression_retire_names_a_case_of_an_earlier_checkpoint(kv_copy):
+    replace_in(kv_copy / "config.yaml", "checkpoint_2: {order: 2}",
+               "checkpoint_2: {order: 2, regression_retire: [checkpoint_1/no_such_case, checkpoint_2/count_doc]}")
+    with pytest.raises(ProblemError) as caught:
+        compile_problem(kv_copy)
+    assert [d.render() for d in caught.value.diagnostics] == [
+        "kv/config.yaml:1: checkpoints.checkpoint_2.regression_retire[0]: checkpoint_1/no_such_case is not a case "
+        "of a checkpoint before checkpoint_2\n    fix: name a case of an earlier checkpoint as checkpoint_N/case_id",
+        "kv/config.yaml:1: checkpoints.checkpoint_2.regression_retire[1]: checkpoint_2/count_doc is not a case "
+        "of a checkpoint before checkpoint_2\n    fix: name a case of an earlier checkpoint as checkpoint_N/case_id"]
 
 
 def test_the_same_cases_run_against_python_node_rust_and_java():

@@ -73,14 +73,21 @@ class Bundle(Strict):
         checkpoint's cases as ``regression`` (SlopCodeBench paper section 2.4), the structured
         outputs of a case of checkpoint ``j`` also ignoring the ``regression_ignore`` paths of
         every checkpoint after ``j`` up to this one (a field added at checkpoint 3 is still there
-        at checkpoint 4)."""
+        at checkpoint 4), without the cases retired by ``regression_retire`` up to this one."""
         current = self.checkpoint(number)
         own = [(case, case.case.category) for case in current.cases]
         if not current.config.include_prior_tests:
             return own
+        retired = self.retired_by(number)
         earlier = [case.model_copy(update={"case": ignoring(case.case, self.ignored_after(cp.config.order, number))})
-                   for cp in self.checkpoints if cp.config.order < number for case in cp.cases]
+                   for cp in self.checkpoints if cp.config.order < number for case in cp.cases
+                   if f"{cp.name}/{case.case.id}" not in retired]
         return own + [(case, "regression") for case in earlier]
+
+    def retired_by(self, number: int) -> set[str]:
+        """The ``regression_retire`` entries (``checkpoint_N/case_id``) of the checkpoints up to ``number``:
+        a case a checkpoint retires stays retired at every later one."""
+        return {name for cp in self.checkpoints if cp.config.order <= number for name in cp.config.regression_retire}
 
     def ignored_after(self, order: int, number: int) -> list[str]:
         """The ``regression_ignore`` paths of the checkpoints after ``order`` up to ``number``, in order."""

@@ -180,15 +180,29 @@ class _Settings:
         return [(name, None) for name in sorted(found, key=lambda name: int(name.split("_")[1]))]
 
 
+def _retire_diagnostics(root: Path, name: str, config: CheckpointConfig, earlier: set[str] | None,
+                        out: _Collector) -> None:
+    """Each ``regression_retire`` entry names a case of an earlier checkpoint (``earlier`` is ``None``
+    when one of their case files did not compile: its errors are reported already)."""
+    for index, retired in enumerate(config.regression_retire if earlier is not None else ()):
+        if retired not in earlier:
+            out.add(root / "config.yaml", 1, f"checkpoints.{name}.regression_retire[{index}]",
+                    f"{retired} is not a case of a checkpoint before {name}",
+                    "name a case of an earlier checkpoint as checkpoint_N/case_id")
+
+
 def _checkpoints(settings: _Settings, out: _Collector) -> Iterator[CompiledCheckpoint]:
     root = settings.root
+    earlier: set[str] | None = set()
     for name, config in settings.checkpoints():
         if config is not None:
             _checkpoint_diagnostics(root, name, config, out)
         cases, complete = _compile_cases(name, settings, out)
         _suite_diagnostics(root, name, cases, complete, out)
         if config is not None:
+            _retire_diagnostics(root, name, config, earlier, out)
             yield CompiledCheckpoint(name=name, config=config, cases=cases, spec=_spec(root, name, out))
+        earlier = earlier | {f"{name}/{case.case.id}" for case in cases} if complete and earlier is not None else None
 
 
 def _config(root: Path, out: _Collector) -> ProblemConfig | None:

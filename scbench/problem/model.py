@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 CASE_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 CHECKPOINT_NAME = r"^checkpoint_[1-9][0-9]*$"
+RETIRED_CASE = r"^checkpoint_[1-9][0-9]*/[A-Za-z0-9][A-Za-z0-9_.-]*$"
 
 Category = Literal["core", "functionality", "error"]
 """Author-facing test categories (SlopCodeBench paper section 2.4). ``regression`` is
@@ -283,6 +284,9 @@ class CheckpointConfig(Strict):
     regression_ignore: list[str] = Field(
         default_factory=list, description="JSONPaths removed from every structured output of earlier "
         "checkpoints' cases when they run as regressions here or later (fields this checkpoint adds)")
+    regression_retire: list[Annotated[str, Field(pattern=RETIRED_CASE)]] = Field(
+        default_factory=list, description="earlier checkpoints' cases, as checkpoint_N/case_id, that no longer "
+        "run as regressions here or later (behaviour this checkpoint's spec changes)")
 
 
 class ProblemConfig(Strict):

@@ -1,0 +1,858 @@
+#!/usr/bin/env python3
+"""LogQL: filter, conflate (join), project and aggregate NDJSON logs bound to aliases with a small SQL-like
+query, with canonical labels over differently named fields and nested (correlated) subqueries; print the rows
+as a JSON array."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import operator
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from functools import reduce
+
+KEYWORDS = {"SELECT", "FROM", "WHERE", "AND", "OR", "AS", "GROUP", "BY",
+            "CONFLATE", "UPON", "INTERSECTING", "PRESERVING", "LEFT", "RIGHT", "BOTH",
+            "GLOSS", "STRICT", "DEFAULT", "CANON", "POCKET", "BEHOLDS", "AMONGST", "EITHERWISE", "EVERYWISE",
+            "UPTREE"}
+LITERALS = {"TRUE": True, "FALSE": False, "NULL": None}
+LOG_FILE_ALIAS = "logs"
+TOKEN = re.compile(r"""
+    (?P<space>\s+)
+  | (?P<string>"(?:[^"\\]|\\["\\])*")
+  | (?P<number>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?![0-9A-Za-z_.]))
+  | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<op><=|>=|!=|=|<|>)
+  | (?P<punct>:=|[,.*(){}|\[\]])
+""", re.VERBOSE)
+ALIAS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+FUNCTIONS = {"COUNT": "COUNT", "SUM": "SUM", "AVG": "AVG", "AVERAGE": "AVG", "MIN": "MIN", "MAX": "MAX",
+             "UNIQUE": "UNIQUE"}
+"""Aggregate names as written (any case) -> the name in output keys."""
+PRESERVED = {"LEFT", "RIGHT", "BOTH"}
+"""The words after PRESERVING: which unmatched rows a conflation keeps."""
+ORDERED = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+QUANTIFIERS = {"EITHERWISE": any, "EVERYWISE": all}
+OUTER = "^"
+"""The key of a row holding the row of the enclosing query (not an alias: aliases are identifiers)."""
+
+
+class QueryError(Exception):
+    """Any failure: its machine code (E_PARSE, E_SEMANTIC, E_IO, E_RUNTIME) and a message."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse that reports a bad command line as a QueryError instead of exiting."""
+
+    def error(self, message: str):
+        raise QueryError("E_SEMANTIC", message)
+
+
+def require(condition: bool, message: str) -> None:
+    if not condition:
+        raise QueryError("E_SEMANTIC", message)
+
+
+# ------------------------------------------------------------------ tokens
+
+@dataclass
+class Token:
+    kind: str  # literal, keyword, word, op, punct, end
+    text: str
+    value: object = None
+    start: int = 0  # offsets in the query text
+    end: int = 0
+
+
+def word_token(text: str) -> Token:
+    upper = text.upper()
+    if upper in LITERALS:
+        return Token("literal", text, LITERALS[upper])
+    if upper in KEYWORDS:
+        return Token("keyword", upper)
+    return Token("word", text)
+
+
+def make_token(kind: str, text: str) -> Token:
+    if kind == "word":
+        return word_token(text)
+    if kind == "string":
+        return Token("literal", text, re.sub(r"\\(.)", r"\1", text[1:-1]))
+    if kind == "number":
+        return Token("literal", text, float(text) if "." in text else int(text))
+    return Token(kind, text)
+
+
+def tokenize(query: str) -> list[Token]:
+    tokens, position = [], 0
+    while position < len(query):
+        found = TOKEN.match(query, position)
+        if not found:
+            raise QueryError("E_PARSE", f"unexpected character {query[position]!r} at {position}")
+        if found.lastgroup != "space":
+            tokens.append(replace(make_token(found.lastgroup, found.group()), start=position, end=found.end()))
+        position = found.end()
+    return [*tokens, Token("end", "end of query", None, position, position)]
+
+
+# ------------------------------------------------------------------ syntax
+
+@dataclass
+class Scope:
+    """The aliases a query binds; ``strict`` when every field must name its alias (CONFLATE present)."""
+
+    anchor: str
+    aliases: tuple[str, ...]
+    strict: bool
+    labels: dict[str, Label | None]  # None: declared, but not usable here
+    sources: dict[str, Source]
+    outer: Scope | None
+
+    def resolve(self, ref: Field) -> Field:
+        if ref.uptree:
+            return replace(ref, depth=self.depth_of(ref.alias))
+        if ref.alias:
+            self.known(ref.alias)
+            return ref
+        head, *rest = ref.path
+        if rest and head in self.aliases:
+            return replace(ref, alias=head, path=tuple(rest))
+        require(not self.strict, f"field {ref.text} must be qualified with one of the aliases "
+                f"{', '.join(self.aliases)} where they are conflated")
+        return replace(ref, alias=self.anchor)
+
+    def known(self, alias: str) -> str:
+        require(alias in self.aliases, f"unknown alias {alias!r} in this query")
+        return alias
+
+    def depth_of(self, alias: str) -> int:
+        """How many queries out the nearest enclosing query binding ``alias`` is."""
+        scope, depth = self.outer, 1
+        while scope is not None and alias not in scope.aliases:
+            scope, depth = scope.outer, depth + 1
+        require(scope is not None, f"UPTREE.{alias}: no enclosing query binds {alias!r}")
+        return depth
+
+    def label(self, name: str) -> Label:
+        require(name in self.labels, f"CANON.{name} is not declared by GLOSS")
+        found = self.labels[name]
+        require(found is not None, f"CANON.{name} reads sources other than {self.anchor}: not allowed in WHERE")
+        return found
+
+
+@dataclass
+class Field:
+    path: tuple[str, ...]
+    text: str = field(compare=False)  # as written
+    alias: str | None = None
+    uptree: bool = False
+    depth: int = 0  # bound UPTREE: how many queries out
+
+    def bind(self, scope: Scope) -> Field:
+        return scope.resolve(self)
+
+    def get(self, row: dict) -> object:
+        for _ in range(self.depth):
+            row = row[OUTER]
+        return lookup(row.get(self.alias), self.path)
+
+
+@dataclass
+class Literal:
+    value: object
+    text: str
+
+    def bind(self, scope: Scope) -> Literal:
+        return self
+
+    def get(self, row: dict) -> object:
+        return self.value
+
+
+@dataclass
+class Pocket:
+    """``POCKET(query)`` (a scalar) or ``POCKET[query]`` (a column), run once per row of the enclosing query."""
+
+    query: Query
+    text: str  # the output key: the subquery as written, in POCKET( )
+
+    def bind(self, scope: Scope) -> Pocket:
+        inner = bind(self.query, scope)
+        items = inner.items or ()
+        require(len(items) == 1 and not isinstance(items[0].expr, Star), "a POCKET query selects exactly one column")
+        return replace(self, query=inner)
+
+    def values(self, row: dict) -> list:
+        return [next(iter(found.values())) for found in execute(self.query, {OUTER: row})]
+
+    def get(self, row: dict) -> object:
+        found = self.values(row)
+        if len(found) > 1:
+            raise QueryError("E_RUNTIME", f"{self.text} returned {len(found)} rows; a scalar POCKET needs at most one")
+        return found[0] if found else None
+
+
+@dataclass
+class Canon:
+    """``CANON.name`` as written; bound, it becomes its label."""
+
+    name: str
+
+    @property
+    def text(self) -> str:
+        return f"CANON.{self.name}"
+
+    def bind(self, scope: Scope) -> Label:
+        return scope.label(self.name)
+
+
+@dataclass
+class Label:
+    """A declared canonical label: the first non-null candidate of a row, else the default."""
+
+    name: str
+    candidates: tuple[Field, ...]
+    default: object
+    strict: bool
+
+    @property
+    def text(self) -> str:
+        return f"CANON.{self.name}"
+
+    def get(self, row: dict) -> object:
+        found = [item for item in (ref.get(row) for ref in self.candidates) if item is not None]
+        if self.strict and len({signature(item) for item in found}) > 1:
+            raise QueryError("E_RUNTIME", f"conflict in {self.text}")
+        return found[0] if found else self.default
+
+
+@dataclass
+class Star:
+    alias: str
+    text: str
+
+    def bind(self, scope: Scope) -> Star:
+        scope.known(self.alias)
+        return self
+
+
+@dataclass
+class Aggregate:
+    function: str
+    field: Field | None  # None: COUNT(*)
+
+    @property
+    def text(self) -> str:
+        return f"{self.function}({self.field.text if self.field else '*'})"
+
+    def bind(self, scope: Scope) -> Aggregate:
+        return replace(self, field=self.field and self.field.bind(scope))
+
+
+@dataclass
+class Gloss:
+    strict: bool
+    declarations: tuple[tuple[str, tuple[Field, ...], object], ...]  # name, candidates, default
+
+    def labels(self, scope: Scope) -> dict[str, Label]:
+        names = duplicated([name for name, _, _ in self.declarations])
+        require(not names, f"CANON label declared twice: {names}")
+        return {name: Label(name, tuple(ref.bind(scope) for ref in candidates), default, self.strict)
+                for name, candidates, default in self.declarations}
+
+
+@dataclass
+class Item:
+    expr: Field | Label | Pocket | Aggregate | Star
+    name: str  # the output key
+
+    def bind(self, scope: Scope) -> Item:
+        return replace(self, expr=self.expr.bind(scope))
+
+
+@dataclass
+class Compare:
+    left: object  # a value: Field, Label, Literal or scalar Pocket
+    op: str
+    right: object
+
+    def bind(self, scope: Scope) -> Compare:
+        return replace(self, left=self.left.bind(scope), right=self.right.bind(scope))
+
+    def holds(self, row: dict) -> bool:
+        return compare(self.left.get(row), self.op, self.right.get(row))
+
+
+@dataclass
+class Beholds:
+    pocket: Pocket
+
+    def bind(self, scope: Scope) -> Beholds:
+        return replace(self, pocket=self.pocket.bind(scope))
+
+    def holds(self, row: dict) -> bool:
+        return bool(self.pocket.values(row))
+
+
+@dataclass
+class Amongst:
+    target: object
+    pocket: Pocket
+
+    def bind(self, scope: Scope) -> Amongst:
+        return replace(self, target=self.target.bind(scope), pocket=self.pocket.bind(scope))
+
+    def holds(self, row: dict) -> bool:
+        target = signature(self.target.get(row))
+        return any(signature(item) == target for item in self.pocket.values(row))
+
+
+@dataclass
+class Quantified:
+    target: object
+    op: str
+    quantifier: str  # EITHERWISE (any) or EVERYWISE (all)
+    pocket: Pocket
+
+    def bind(self, scope: Scope) -> Quantified:
+        return replace(self, target=self.target.bind(scope), pocket=self.pocket.bind(scope))
+
+    def holds(self, row: dict) -> bool:
+        target = self.target.get(row)
+        return QUANTIFIERS[self.quantifier](compare(target, self.op, item) for item in self.pocket.values(row))
+
+
+@dataclass
+class Logical:
+    op: str
+    left: object
+    right: object
+
+    def bind(self, scope: Scope) -> Logical:
+        return replace(self, left=self.left.bind(scope), right=self.right.bind(scope))
+
+    def holds(self, row: dict) -> bool:
+        if self.op == "AND":
+            return self.left.holds(row) and self.right.holds(row)
+        return self.left.holds(row) or self.right.holds(row)
+
+
+@dataclass
+class Conflate:
+    flavor: str  # INTERSECTING, LEFT, RIGHT, BOTH
+    alias: str
+    pairs: tuple[tuple[Field | Canon, Field | Canon], ...]  # qualified fields or labels that must be equal
+
+    def bind(self, scope: Scope) -> Conflate:
+        return replace(self, pairs=tuple((left.bind(scope), right.bind(scope)) for left, right in self.pairs))
+
+
+@dataclass
+class Query:
+    items: tuple[Item, ...] | None  # None: SELECT *
+    anchor: str
+    where: object  # Compare, Beholds, Amongst, Quantified, Logical or None
+    gloss: Gloss | None
+    joins: tuple[Conflate, ...]
+    group_by: tuple[Field | Label, ...]
+    sources: dict[str, Source] | None = field(default=None, compare=False)  # set when bound
+
+    @property
+    def aggregated(self) -> bool:
+        return any(isinstance(item.expr, Aggregate) for item in self.items or ())
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        return (self.anchor, *(join.alias for join in self.joins))
+
+
+class Parser:
+    """Recursive descent over the token list."""
+
+    def __init__(self, query: str) -> None:
+        self.source = query
+        self.tokens = tokenize(query)
+        self.index = 0
+
+    def peek(self) -> Token:
+        return self.tokens[self.index]
+
+    def take(self, kind: str, text: str | None = None) -> Token:
+        token = self.peek()
+        if token.kind != kind or text not in (None, token.text):
+            raise QueryError("E_PARSE", f"unexpected {token.text!r}")
+        self.index += 1
+        return token
+
+    def accept(self, kind: str, text: str) -> bool:
+        token = self.peek()
+        found = token.kind == kind and token.text == text
+        self.index += found
+        return found
+
+    def following(self) -> Token:
+        return self.tokens[self.index + 1]
+
+    def query(self) -> Query:
+        self.take("keyword", "SELECT")
+        items = None if self.accept("punct", "*") else self.comma_list(self.item)
+        self.take("keyword", "FROM")
+        anchor = self.take("word").text
+        clauses = {"WHERE": None, "GLOSS": None}
+        while self.peek().kind == "keyword" and clauses.get(self.peek().text, 0) is None:
+            word = self.take("keyword").text
+            clauses[word] = self.or_expr() if word == "WHERE" else self.gloss()
+        joins = []
+        while self.accept("keyword", "CONFLATE"):
+            joins.append(self.conflate())
+        group_by = self.comma_list(self.ref) if self.accept("keyword", "GROUP") and self.take("keyword", "BY") else ()
+        return Query(items, anchor, clauses["WHERE"], clauses["GLOSS"], tuple(joins), group_by)
+
+    def parse(self) -> Query:
+        """The whole text as one query, not yet bound."""
+        query = self.query()
+        self.take("end")
+        return query
+
+    def comma_list(self, parse) -> tuple:
+        found = [parse()]
+        while self.accept("punct", ","):
+            found.append(parse())
+        return tuple(found)
+
+    def function(self) -> str | None:
+        """The aggregate's name when the next two tokens open an aggregate call."""
+        token = self.peek()
+        return FUNCTIONS.get(token.text.upper()) if token.kind == "word" and self.following().text == "(" else None
+
+    def item(self) -> Item:
+        if self.peek().kind == "word" and self.following().text == "." and self.tokens[self.index + 2].text == "*":
+            alias = self.take("word").text
+            self.index += 2
+            return Item(Star(alias, f"{alias}.*"), f"{alias}.*")
+        function = self.function()
+        expr = self.aggregate(function) if function else self.pocket("(", ")") if self.at("POCKET") else self.ref()
+        name = self.take("word").text if self.accept("keyword", "AS") else expr.text
+        return Item(expr, name)
+
+    def aggregate(self, function: str) -> Aggregate:
+        self.index += 2
+        star = function == "COUNT" and self.accept("punct", "*")
+        ref = None if star else self.ref()
+        self.take("punct", ")")
+        return Aggregate(function, ref)
+
+    def at(self, keyword: str) -> bool:
+        return self.peek().kind == "keyword" and self.peek().text == keyword
+
+    def ref(self) -> Field | Canon:
+        """A field, ``UPTREE.alias.field`` or ``CANON.name``."""
+        if self.accept("keyword", "UPTREE"):
+            self.take("punct", ".")
+            ref = self.qualified()
+            return replace(ref, text=f"UPTREE.{ref.text}", uptree=True)
+        if not self.accept("keyword", "CANON"):
+            return self.field()
+        self.take("punct", ".")
+        return Canon(self.take("word").text)
+
+    def value(self):
+        """A literal, a scalar ``POCKET( )`` or a reference."""
+        token = self.peek()
+        if token.kind == "literal":
+            self.index += 1
+            return Literal(token.value, token.text)
+        return self.pocket("(", ")") if self.at("POCKET") else self.ref()
+
+    def pocket(self, opener: str, closer: str) -> Pocket:
+        self.take("keyword", "POCKET")
+        start = self.take("punct", opener).end
+        query = self.query()
+        end = self.take("punct", closer).start
+        return Pocket(query, f"POCKET({self.source[start:end]})")
+
+    def gloss(self) -> Gloss:
+        strict = self.accept("keyword", "STRICT")
+        self.take("punct", "{")
+        declarations = self.comma_list(self.declaration)
+        self.take("punct", "}")
+        return Gloss(strict, declarations)
+
+    def declaration(self) -> tuple[str, tuple[Field, ...], object]:
+        name = self.take("word").text
+        self.take("punct", ":=")
+        candidates = [self.side()]
+        while self.accept("punct", "|"):
+            candidates.append(self.side())
+        default = self.take("literal").value if self.accept("keyword", "DEFAULT") else None
+        return name, tuple(candidates), default
+
+    def field(self) -> Field:
+        path = [self.take("word").text]
+        while self.accept("punct", "."):
+            path.append(self.take("word").text)
+        return Field(tuple(path), ".".join(path))
+
+    def qualified(self) -> Field:
+        ref = self.field()
+        if len(ref.path) < 2:
+            raise QueryError("E_PARSE", f"expected alias.field, found {ref.text!r}")
+        return replace(ref, alias=ref.path[0], path=ref.path[1:])
+
+    def conflate(self) -> Conflate:
+        flavor = "INTERSECTING"
+        if self.accept("keyword", "PRESERVING"):
+            flavor = self.take("keyword").text
+            if flavor not in PRESERVED:
+                raise QueryError("E_PARSE", f"expected LEFT, RIGHT or BOTH after PRESERVING, found {flavor}")
+        else:
+            self.accept("keyword", "INTERSECTING")
+        alias = self.take("word").text
+        self.take("keyword", "UPON")
+        pairs = [self.equality()]
+        while self.accept("keyword", "AND"):
+            pairs.append(self.equality())
+        return Conflate(flavor, alias, tuple(pairs))
+
+    def side(self) -> Field | Canon:
+        return self.ref() if self.at("CANON") or self.at("UPTREE") else self.qualified()
+
+    def equality(self) -> tuple[Field | Canon, Field | Canon]:
+        left = self.side()
+        self.take("op", "=")
+        return left, self.side()
+
+    def or_expr(self):
+        expr = self.and_expr()
+        while self.accept("keyword", "OR"):
+            expr = Logical("OR", expr, self.and_expr())
+        return expr
+
+    def and_expr(self):
+        expr = self.primary()
+        while self.accept("keyword", "AND"):
+            expr = Logical("AND", expr, self.primary())
+        return expr
+
+    def primary(self):
+        if self.accept("punct", "("):
+            expr = self.or_expr()
+            self.take("punct", ")")
+            return expr
+        if self.accept("keyword", "BEHOLDS"):
+            return Beholds(self.pocket("[", "]"))
+        left = self.value()
+        if self.accept("keyword", "AMONGST"):
+            return Amongst(left, self.pocket("[", "]"))
+        op = self.take("op").text
+        quantifier = self.peek().text
+        if self.at(quantifier) and quantifier in QUANTIFIERS:
+            self.index += 1
+            return Quantified(left, op, quantifier, self.pocket("[", "]"))
+        return Compare(left, op, self.value())
+
+
+# ------------------------------------------------------------------ semantic rules
+
+def duplicated(texts: list) -> str:
+    return ", ".join(sorted({str(text) for text in texts if texts.count(text) > 1}))
+
+
+def check_join(join: Conflate, earlier: tuple[str, ...]) -> None:
+    require(join.alias not in earlier, f"alias {join.alias!r} is conflated twice")
+    for left, right in join.pairs:
+        sides = [ref.alias for ref in (left, right) if isinstance(ref, Field)]
+        require(set(sides) <= {*earlier, join.alias} and len(set(sides)) == len(sides)
+                and (not sides or join.alias in sides),
+                f"UPON {left.text} = {right.text} must compare {join.alias} with an earlier alias")
+
+
+def anchored(label: Label, anchor: str) -> Label | None:
+    return label if all(ref.uptree or ref.alias == anchor for ref in label.candidates) else None
+
+
+def bind(query: Query, outer: Scope | None, sources: dict[str, Source] | None = None) -> Query:
+    """Qualify every field with its alias (UPTREE ones with how far out), every CANON reference with its
+    label, and check the query's rules; ``outer`` is the enclosing query's scope."""
+    sources = outer.sources if outer else sources
+    for alias in query.aliases:
+        require(alias in sources, f"alias {alias!r} is not bound by --source or --log-file")
+    for index, join in enumerate(query.joins):
+        check_join(join, query.aliases[:index + 1])
+    scope = Scope(query.anchor, query.aliases, bool(query.joins), {}, sources, outer)
+    labels = query.gloss.labels(scope) if query.gloss else {}
+    scope = replace(scope, labels=labels)
+    where_scope = replace(scope, aliases=(query.anchor,),
+                          labels={name: anchored(label, query.anchor) for name, label in labels.items()})
+    bound = replace(query, items=query.items and tuple(item.bind(scope) for item in query.items),
+                    where=query.where and query.where.bind(where_scope),
+                    joins=tuple(join.bind(scope) for join in query.joins),
+                    group_by=tuple(ref.bind(scope) for ref in query.group_by), sources=sources)
+    check(bound)
+    return bound
+
+
+def check_names(query: Query) -> None:
+    items = query.items or ()
+    names = duplicated([item.name for item in items])
+    require(not names, f"duplicate output key: {names}")
+    stars = tuple(f"{item.expr.alias}." for item in items if isinstance(item.expr, Star))
+    clashing = [item.name for item in items if not isinstance(item.expr, Star) and item.name.startswith(stars)]
+    require(not clashing, f"duplicate output key: {', '.join(clashing)} is also part of its alias's .*")
+
+
+def check(query: Query) -> None:
+    """The rules a well-formed query must also follow."""
+    check_names(query)
+    grouped = [ref.text for ref in query.group_by if query.group_by.count(ref) > 1]
+    require(not grouped, f"duplicate field in GROUP BY: {', '.join(grouped)}")
+    require(query.items is not None or not query.joins, "SELECT * cannot be used with CONFLATE; use alias.*")
+    items = query.items or ()
+    plain = [item.expr for item in items if not isinstance(item.expr, Aggregate)]
+    if not query.aggregated:
+        require(not query.group_by, "GROUP BY needs an aggregate in SELECT")
+        fields = duplicated([ref.text for ref in plain])
+        require(not fields, f"duplicate field in SELECT: {fields}")
+        return
+    require(query.items is not None, "SELECT * cannot be used with aggregates")
+    require(bool(query.group_by) or not plain, "without GROUP BY, every selected item must be an aggregate")
+    missing = [ref.text for ref in plain if ref not in query.group_by]
+    require(not missing, f"selected items must appear in GROUP BY: {', '.join(missing)}")
+
+
+# ------------------------------------------------------------------ values
+
+def lookup(record: object, path: tuple[str, ...]) -> object:
+    """The value at a dotted path; null when a part is missing or the value on the way is not an object."""
+    for part in path:
+        record = record.get(part) if isinstance(record, dict) else None
+    return record
+
+
+def kind_of(item: object) -> str:
+    if item is None or isinstance(item, (bool, str)):
+        return type(item).__name__
+    return "number" if isinstance(item, (int, float)) else "container"
+
+
+def compare(left: object, op: str, right: object) -> bool:
+    """Same-type comparison: objects and arrays are (un)equal only to objects and arrays, deeply; ordering
+    only for numbers and strings; ``!=`` is the negation of ``=``."""
+    kinds = {kind_of(left), kind_of(right)}
+    if op in ORDERED:
+        return kinds in ({"number"}, {"str"}) and ORDERED[op](left, right)
+    if "container" in kinds:
+        return kinds == {"container"} and (signature(left) == signature(right)) == (op == "=")
+    return (len(kinds) == 1 and left == right) == (op == "=")
+
+
+def signature(item: object) -> object:
+    """A hashable key equal for deeply equal values (object key order ignored, 1 equal to 1.0, true not 1)."""
+    if isinstance(item, dict):
+        return "object", tuple(sorted((key, signature(member)) for key, member in item.items()))
+    if isinstance(item, list):
+        return "array", tuple(map(signature, item))
+    return kind_of(item), item
+
+
+# ------------------------------------------------------------------ conflation
+
+@dataclass
+class Source:
+    records: list[dict]
+    keys: tuple[str, ...]  # every top-level key, in first-seen order
+
+
+def accepts(join: Conflate, row: dict) -> bool:
+    """Every UPON equality holds: same type and deeply equal, null (or missing) equal to null."""
+    return all(signature(left.get(row)) == signature(right.get(row)) for left, right in join.pairs)
+
+
+def joined(join: Conflate, rows: list[dict], source: Source, padding: dict) -> list[dict]:
+    """Each row with every record of ``source`` its UPON accepts, in file order; PRESERVING keeps unmatched
+    rows (null-padded) in place and appends the records no row matched."""
+    out, matched = [], set()
+    for row in rows:
+        found = [index for index, record in enumerate(source.records) if accepts(join, {**row, join.alias: record})]
+        matched.update(found)
+        out += [{**row, join.alias: source.records[index]} for index in found]
+        if not found and join.flavor in ("LEFT", "BOTH"):
+            out.append({**row, join.alias: None})
+    if join.flavor in ("RIGHT", "BOTH"):
+        out += [{**padding, join.alias: record}
+                for index, record in enumerate(source.records) if index not in matched]
+    return out
+
+
+# ------------------------------------------------------------------ aggregation
+
+def unique(values: list) -> list:
+    seen = {}
+    for item in values:
+        seen.setdefault(signature(item), item)
+    return list(seen.values())
+
+
+def numbers(values: list) -> list:
+    return [item for item in values if kind_of(item) == "number"]
+
+
+def total(values: list) -> object:
+    found = numbers(values)
+    return reduce(operator.add, found) if found else None
+
+
+def average(values: list) -> object:
+    found = numbers(values)
+    return reduce(operator.add, found, 0.0) / len(found) if found else None
+
+
+def extreme(pick):
+    """MIN or MAX: over the numbers when there are any, else over the strings, else null."""
+    def over(values: list) -> object:
+        found = numbers(values) or [item for item in values if isinstance(item, str)]
+        return pick(found) if found else None
+    return over
+
+
+AGGREGATES = {
+    "COUNT": lambda values: sum(item is not None for item in values),
+    "SUM": total,
+    "AVG": average,
+    "MIN": extreme(min),
+    "MAX": extreme(max),
+    "UNIQUE": unique,
+}
+
+
+def group_value(ref: Field, row: dict) -> object:
+    found = ref.get(row)
+    return None if kind_of(found) == "container" else found
+
+
+def aggregate(call: Aggregate, rows: list[dict]) -> object:
+    values = rows if call.field is None else [call.field.get(row) for row in rows]
+    return AGGREGATES[call.function](values)
+
+
+def output_row(query: Query, key: tuple, rows: list[dict]) -> dict:
+    return {item.name: aggregate(item.expr, rows) if isinstance(item.expr, Aggregate)
+            else key[query.group_by.index(item.expr)] for item in query.items}
+
+
+def grouped(query: Query, rows: list[dict]) -> list[dict]:
+    """One output row per group, groups in first-seen order; one row for a global aggregate."""
+    if not query.group_by:
+        return [output_row(query, (), rows)]
+    groups: dict[object, tuple[tuple, list[dict]]] = {}
+    for row in rows:
+        key = tuple(group_value(ref, row) for ref in query.group_by)
+        groups.setdefault(signature(list(key)), (key, []))[1].append(row)
+    return [output_row(query, key, members) for key, members in groups.values()]
+
+
+def project(query: Query, row: dict) -> dict:
+    if query.items is None:
+        return row[query.anchor]
+    out = {}
+    for item in query.items:
+        if isinstance(item.expr, Star):
+            record = row.get(item.expr.alias) or {}
+            out.update({f"{item.expr.alias}.{key}": record.get(key) for key in query.sources[item.expr.alias].keys})
+        else:
+            out[item.name] = item.expr.get(row)
+    return out
+
+
+def execute(query: Query, base: dict) -> list:
+    """The output rows of a bound query; ``base`` holds the enclosing query's row under OUTER."""
+    rows = [row for row in ({**base, query.anchor: record} for record in query.sources[query.anchor].records)
+            if query.where is None or query.where.holds(row)]
+    for index, join in enumerate(query.joins):
+        rows = joined(join, rows, query.sources[join.alias], {**base, **dict.fromkeys(query.aliases[:index + 1])})
+    if query.aggregated:
+        return grouped(query, rows)
+    return [project(query, row) for row in rows]
+
+
+# ------------------------------------------------------------------ input and output
+
+def reject_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_record(line: str) -> dict:
+    try:
+        record = json.loads(line, parse_constant=reject_constant)
+    except ValueError as error:
+        raise QueryError("E_RUNTIME", f"not valid JSON: {line.strip()!r}: {error}") from error
+    if not isinstance(record, dict):
+        raise QueryError("E_RUNTIME", f"not a JSON object: {line.strip()!r}")
+    return record
+
+
+def read_source(path: str) -> Source:
+    """The records of an NDJSON file, in order, blank lines skipped."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            records = [parse_record(line) for line in handle if line.strip()]
+    except (OSError, UnicodeDecodeError) as error:
+        raise QueryError("E_IO", f"cannot read {path}: {error}") from error
+    return Source(records, tuple(dict.fromkeys(key for record in records for key in record)))
+
+
+def bindings(args: argparse.Namespace) -> dict[str, str]:
+    """alias -> path from ``--log-file`` and every ``--source alias=path``."""
+    pairs = [(LOG_FILE_ALIAS, args.log_file)] if args.log_file else []
+    for binding in args.source:
+        alias, equals, path = binding.partition("=")
+        require(bool(equals and path) and ALIAS.fullmatch(alias), f"--source {binding!r} is not alias=path")
+        pairs.append((alias, path))
+    bound: dict[str, str] = {}
+    for alias, path in pairs:
+        require(bound.setdefault(alias, path) == path, f"alias {alias!r} is bound to two files")
+    require(bool(bound), "give --log-file or at least one --source")
+    return bound
+
+
+def write(rows: list, output: str | None) -> None:
+    text = json.dumps(rows)
+    if output is None:
+        sys.stdout.write(text + "\n")
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as error:
+        raise QueryError("E_IO", f"cannot write {output}: {error}") from error
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = ArgumentParser(prog="logql", description=__doc__, allow_abbrev=False)
+    parser.add_argument("--log-file")
+    parser.add_argument("--source", action="append", default=[])
+    parser.add_argument("--query", required=True)
+    parser.add_argument("--output")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str]) -> None:
+    """Run the command line; on a QueryError exit 1 with its JSON line on standard error."""
+    try:
+        args = parse_args(argv)
+        bound = bindings(args)
+        query = Parser(args.query).parse()
+        sources = {alias: read_source(path) for alias, path in bound.items()}
+        write(execute(bind(query, None, sources), {}), args.output)
+    except QueryError as error:
+        sys.exit(json.dumps({"error": f"LOGQL_ERROR: {error}", "code": error.code}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
