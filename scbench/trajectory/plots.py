@@ -27,6 +27,9 @@ PANELS: tuple[tuple[str, Callable[[Point], float | None], tuple[float, float] | 
     ("cost per checkpoint ($)", lambda p: p.cost_usd, None),
 )
 """Panel title, the value of a checkpoint it plots (``None``: no point), its y range (``None``: fitted)."""
+NO_VALUES = "no values"
+"""Written across a panel where no checkpoint has the measure (cost without a usage parser), in place of an
+empty axis."""
 Series = tuple[str, list[float], list[list[Point]]]
 """A line: its label, its x positions and, at each, the checkpoints whose values are averaged."""
 
@@ -44,8 +47,12 @@ def _svg(series: list[Series], ticks: list[tuple[float, str]], title: str) -> st
         figure = Figure(figsize=(12, 5.2), layout="constrained")
         figure.suptitle(title)
         for axes, (name, value, limits) in zip(figure.subplots(2, 4).flat, PANELS, strict=True):
-            for label, xs, groups in series:
-                axes.plot(xs, [_mean(points, value) for points in groups], marker="o", label=label)
+            lines = [(label, xs, [_mean(points, value) for points in groups]) for label, xs, groups in series]
+            for label, xs, ys in lines:
+                axes.plot(xs, ys, marker="o", label=label)
+            if not any(math.isfinite(y) for _, _, ys in lines for y in ys):
+                axes.text(0.5, 0.5, NO_VALUES, transform=axes.transAxes, ha="center", va="center", color="gray")
+                axes.set_yticks([])
             axes.set_title(name)
             axes.set_ylim(limits)
             axes.set_xticks([x for x, _ in ticks], [tick for _, tick in ticks])

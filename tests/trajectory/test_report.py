@@ -7,6 +7,7 @@ import pytest
 
 from conftest import ROOT, scbench
 from scbench.trajectory.model import phase_of
+from scbench.trajectory.plots import NO_VALUES
 
 
 def report_of(*run_dirs):
@@ -87,3 +88,11 @@ def test_the_json_report_follows_its_schema_and_the_terminal_shows_table_1(runs)
 def test_a_directory_that_is_not_a_run_is_a_usage_error(tmp_path):
     done = scbench("report", tmp_path)
     assert done.returncode == 2 and "not a run directory (no run.json)" in done.stderr
+
+
+def test_a_measure_no_checkpoint_has_is_written_across_its_panel_not_drawn_as_an_empty_axis(runs, tmp_path):
+    for name, expected in (("sloppy", 2), ("frozen", 0)):
+        page = tmp_path / f"{name}.html"
+        done = scbench("report", runs[name], "--html", page)
+        assert done.returncode == 0, done.stderr
+        assert page.read_text().count(f">{NO_VALUES}<") == expected, name
