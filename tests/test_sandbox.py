@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, sandbox_levels, scbench
+from conftest import FIXTURES, ROOT, sandbox_levels, scbench
 from scbench.evaluate import limits_of
 from scbench.problem.compiler import compile_problem
 from scbench.sandbox.base import host_variables, registry
@@ -132,3 +132,23 @@ def test_a_track_the_docker_image_lacks_is_one_clear_error(level, tmp_path):
                    "--sandbox", level, "--out", tmp_path)
     assert (done.returncode, "Traceback" in done.stderr) == (1, False)
     assert "the docker sandbox has the python, node tracks, not rust: pass another --sandbox" in done.stderr
+
+
+NATIVE_DEPENDENCIES = [("code_search", 4, "node", "spec_example"),
+                       ("dynamic_config_service_api", 4, "python", "no_binding_no_policies")]
+"""A solution whose dependencies are native code: tree-sitter from npm, regopy's rego-cpp (libatomic)."""
+
+
+@pytest.mark.parametrize("level", sandbox_levels())
+@pytest.mark.parametrize(("problem", "number", "track", "case"), NATIVE_DEPENDENCIES)
+def test_solutions_with_native_dependencies_set_up_and_pass_in_every_level(level, problem, number, track, case,
+                                                                          tmp_path):
+    # before: the docker image had Node.js without npm ("prlimit: failed to execute npm") and no
+    # libatomic ("OSError: libatomic.so.1"), so these references failed there
+    directory = ROOT / "problems" / problem
+    solution = directory / f"solutions/{track}/checkpoint_{number}"
+    done = scbench("eval", directory, "-c", number, "-t", track, "-s", solution, "--sandbox", level, "-k", case,
+                   "--out", tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = json.loads((tmp_path / "results.json").read_text())["summary"]
+    assert (summary["counts"]["core"], summary["strict"]) == ({"passed": 1, "total": 1}, True)

@@ -1,9 +1,10 @@
 """Build the ``docker`` sandbox's image without a registry: a minimal Debian rootfs made by
 ``debootstrap`` with what the tracks need, trimmed, and imported with ``docker import``.
 
-The image holds Python 3 (with venv and pip, and ``python``), Node.js (Debian's, without npm)
-and util-linux's ``prlimit``: it runs the ``python`` and ``node`` tracks (node solutions
-without npm dependencies). Other tracks run under ``bwrap`` or ``local``.
+The image holds Python 3 (with venv and pip, and ``python``), Node.js with npm (Debian's) and
+util-linux's ``prlimit``: it runs the ``python`` and ``node`` tracks, npm dependencies with
+prebuilt binaries included (no compiler: a native module that must build from source does not
+set up). Other tracks run under ``bwrap`` or ``local``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ from pathlib import Path
 
 from scbench.sandbox.docker import IMAGE, client
 
-PACKAGES = ("python3", "python3-venv", "python3-pip", "python-is-python3", "nodejs", "ca-certificates")
+PACKAGES = ("python3", "python3-venv", "python3-pip", "python-is-python3", "nodejs", "libatomic1", "ca-certificates")
+"""Installed by debootstrap (``libatomic1``: native wheels such as regopy's link against it)."""
+APT_PACKAGES = ("npm",)
+"""Installed afterwards by apt-get inside the rootfs: debootstrap's resolver cannot choose between the
+virtual packages npm's dependencies provide."""
 MIRROR = "http://deb.debian.org/debian"
 TRIMMED = ("usr/share/doc", "usr/share/man", "usr/share/locale", "usr/share/info", "var/cache/apt",
            "var/lib/apt/lists")
@@ -33,6 +38,10 @@ def build_image(suite: str = "bookworm", mirror: str = MIRROR, log: Callable[[st
         log(f"debootstrap {suite} from {mirror} into {rootfs}")
         subprocess.run(["debootstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", suite, str(rootfs),
                         mirror], check=True, stdout=subprocess.DEVNULL)
+        log(f"apt-get install {' '.join(APT_PACKAGES)}")
+        apt = {"DEBIAN_FRONTEND": "noninteractive", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
+        for command in (["update", "-q"], ["install", "-y", "-q", "--no-install-recommends", *APT_PACKAGES]):
+            subprocess.run(["chroot", str(rootfs), "apt-get", *command], check=True, stdout=subprocess.DEVNULL, env=apt)
         for part in TRIMMED:
             shutil.rmtree(rootfs / part, ignore_errors=True)
         # scbench run as root keeps its cache under /root, bind-mounted at the same path: the runs' user must pass
