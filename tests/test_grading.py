@@ -236,3 +236,20 @@ def test_subset_works_on_unordered_lists():
     spec = Expect(format="jsonl", unordered=True, subset=True, value=[{"word": "a"}, {"word": "b"}])
     assert diff_of(spec, '{"n": 1, "word": "b"}\n{"n": 2, "word": "a"}\n') is None
     assert diff_of(spec, '{"n": 1, "word": "b"}\n{"n": 2, "word": "c"}\n') == '$[0].word: expected "a", actual "c"'
+
+
+def test_normalize_rewrites_selected_strings_on_both_sides():
+    loose = {"path": "$.stdout", "strip": True, "delete": " \n\\", "lower": True}
+    spec = Expect(format="json", normalize=[loose, {"path": "$.files.*", "delete": " "}],
+                  value={"stdout": "A,B\nTrue\n", "files": {"o.json": '{"a": 1}'}, "stderr": "x y"})
+    assert check_output("body", spec, b'{"stdout": " a, b\\ntrue", "files": {"o.json": "{\\"a\\":1}"}, '
+                                      b'"stderr": "x y"}') is None
+    failure = check_output("body", spec, b'{"stdout": "a,b true", "files": {"o.json": "{}"}, "stderr": "xy"}')
+    assert failure.message == '2 differences, first $.files["o.json"]: expected "{\\"a\\":1}", actual "{}"'
+    assert failure.diff.splitlines()[1] == '$.stderr: expected "x y", actual "xy"'
+
+
+def test_normalize_steps_apply_only_when_asked_and_keep_the_any_wildcard():
+    spec = Expect(format="json", normalize=[{"path": "$[*]", "lower": True}], value=["ABC", "[..]", " x "])
+    assert check_output("body", spec, b'["abc", 3, " X "]') is None
+    assert check_output("body", spec, b'["abc", 3, "x"]').message == '$[2]: expected " x ", actual "x"'
