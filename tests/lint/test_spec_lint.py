@@ -15,8 +15,8 @@ from scbench.problem.loader import load
 from tests.conftest import FIXTURES, ROOT
 
 LEAKY = FIXTURES / "leaky"
-SHIPPED = [path for path in (ROOT / "problems" / "code_search", ROOT / "problems" / "dynamic_config_service_api")
-           if (path / "config.yaml").exists()]
+SHIPPED = [ROOT / "problems" / name for name in ("code_search", "dynamic_config_service_api", "execution_server")
+           if (ROOT / "problems" / name / "config.yaml").exists()]
 
 
 def test_every_planted_spec_leak_is_found_once() -> None:
