@@ -263,3 +263,20 @@ def test_wildcard_texts_of_any_size_match_line_by_line():
     report = diff_of(Expect(value=wildcard), "\n".join(f"{n:05d} none" for n in range(10_000)) + "\n")
     assert report.splitlines()[0] == ("text differs at line 1: the line should start with '00000 word·', "
                                       "actual '00000 none' (10000 lines differ)")
+
+
+def test_normalize_rewrites_selected_strings_on_both_sides():
+    loose = {"path": "$.stdout", "strip": True, "delete": " \n\\", "lower": True}
+    spec = Expect(format="json", normalize=[loose, {"path": "$.files.*", "delete": " "}],
+                  value={"stdout": "A,B\nTrue\n", "files": {"o.json": '{"a": 1}'}, "stderr": "x y"})
+    assert check_output("body", spec, b'{"stdout": " a, b\\ntrue", "files": {"o.json": "{\\"a\\":1}"}, '
+                                      b'"stderr": "x y"}') is None
+    failure = check_output("body", spec, b'{"stdout": "a,b true", "files": {"o.json": "{}"}, "stderr": "xy"}')
+    assert failure.message == '2 differences, first $.files["o.json"]: expected "{\\"a\\":1}", actual "{}"'
+    assert failure.diff.splitlines()[1] == '$.stderr: expected "x y", actual "xy"'
+
+
+def test_normalize_steps_apply_only_when_asked_and_keep_the_any_wildcard():
+    spec = Expect(format="json", normalize=[{"path": "$[*]", "lower": True}], value=["ABC", "[..]", " x "])
+    assert check_output("body", spec, b'["abc", 3, " X "]') is None
+    assert check_output("body", spec, b'["abc", 3, "x"]').message == '$[2]: expected " x ", actual "x"'

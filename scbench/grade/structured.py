@@ -22,7 +22,7 @@ from deepdiff.operator import BaseOperator
 
 from scbench.grade import text
 from scbench.grade.show import json_path, value
-from scbench.problem.model import OutputExpectation, Tolerance
+from scbench.problem.model import OutputExpectation, TextNormalization, Tolerance
 
 ANY = "[..]"
 """A string leaf that is exactly this matches any value."""
@@ -111,6 +111,28 @@ def prune(data: Any, expressions: list[str]) -> Any:
     return data
 
 
+def rewrite(text: str, rule: TextNormalization) -> str:
+    """``text`` stripped, without ``rule.delete``'s characters and lower-cased, as far as ``rule`` asks."""
+    text = text.strip() if rule.strip else text
+    text = text.translate(dict.fromkeys(map(ord, rule.delete)))
+    return text.lower() if rule.lower else text
+
+
+def normalized(data: Any, rules: list[TextNormalization]) -> Any:
+    """A copy of ``data`` in which every string leaf a rule's JSONPath selects is rewritten by it,
+    rules in order; the wildcard ``[..]`` is left as it is."""
+    data = copy.deepcopy(data)
+    for rule in rules:
+        for match in list(jsonpath.finditer(rule.path, data)):
+            if not isinstance(match.obj, str) or match.obj == ANY:
+                continue
+            if match.parent is None:
+                data = rewrite(match.obj, rule)
+            else:
+                match.parent.obj[match.parts[-1]] = rewrite(match.obj, rule)
+    return data
+
+
 def _sort_key(keys: list[str]) -> Callable[[Any], tuple]:
     def key(record: Any) -> tuple:
         fields = [reduce(lambda node, part: node.get(part) if isinstance(node, dict) else None,
@@ -151,6 +173,7 @@ def subset_of(expected: Any, actual: Any) -> Any:
 
 def _prepare(data: Any, spec: OutputExpectation) -> Any:
     data = prune(data, spec.ignore) if spec.ignore else data
+    data = normalized(data, spec.normalize) if spec.normalize else data
     return sorted(data, key=_sort_key(spec.sort_by)) if spec.sort_by and isinstance(data, list) else data
 
 
@@ -327,7 +350,7 @@ def _deepdiff_lines(expected: Any, actual: Any, spec: OutputExpectation,
 
 def differences(expected: Any, actual: Any, spec: OutputExpectation) -> list[str]:
     """Every difference between the expected and the actual parsed value under ``spec``
-    (ignore, sort_by, subset, unordered, tolerance, wildcards, key_order); empty if they match.
+    (ignore, normalize, sort_by, subset, unordered, tolerance, wildcards, key_order); empty if they match.
     Numbers compare by value (``1`` equals ``1.0``, ``0.1 + 0.2`` is not ``0.3``) unless there is
     a tolerance; a boolean never equals a number; without ``unordered`` a list holding the
     expected items in another order is one line, "same items, different order"."""

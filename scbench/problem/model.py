@@ -105,11 +105,24 @@ class Tolerance(Strict):
     rel: float = Field(0.0, ge=0)
 
 
+class TextNormalization(Strict):
+    """A rewrite of the string leaves a JSONPath selects, applied to the expected and the actual value
+    alike before they are compared (after ``ignore``): surrounding whitespace stripped, then every
+    character of ``delete`` removed, then lower-cased; in that order, each step only when asked.
+    For graders that compare text loosely, as SlopCodeBench's do for serialized file contents."""
+
+    path: str = Field("$", description="JSONPath selecting the string leaves to rewrite")
+    strip: bool = Field(False, description="remove leading and trailing whitespace")
+    delete: str = Field("", description="every one of these characters is removed")
+    lower: bool = Field(False, description="lower-case the text")
+
+
 class OutputExpectation(Strict):
     """How to read one output (stdout, stderr, a file, an HTTP body) and what it must be.
 
     The actual output is parsed with ``format``; ``ignore`` JSONPaths are removed from
     both sides; lists are sorted by ``sort_by`` keys (dotted paths into each record);
+    ``normalize`` rules rewrite selected string leaves on both sides;
     then the two values are compared: exactly, or as a ``subset`` (extra object keys in
     the actual value are allowed), ``unordered`` (lists compared as multisets), with
     ``tolerance`` on floats, and with wildcards in strings. ``regex`` (text only) makes
@@ -124,6 +137,8 @@ class OutputExpectation(Strict):
     sort_by: list[str] = Field(default_factory=list)
     tolerance: Tolerance | None = None
     ignore: list[str] = Field(default_factory=list, description="JSONPath expressions removed before comparing")
+    normalize: list[TextNormalization] = Field(default_factory=list,
+                                               description="string leaves rewritten on both sides before comparing")
     key_order: bool = Field(False, description="JSON object keys must appear in the expected order")
     regex: bool = False
     json_schema: dict[str, Any] | None = Field(None, alias="schema", description="the parsed value must validate")
