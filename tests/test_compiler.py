@@ -2,6 +2,8 @@
 
 import json
 import shutil
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -332,3 +334,20 @@ def test_a_case_file_that_does_not_parse_causes_no_missing_core_case_error(probl
     assert diagnostics(problem) == [
         "kv/cases/checkpoint_2/core.yaml:2: cases[0].expect.exit_code: \"zero\" is not allowed here\n"
         "    fix: write 0 (a number, without quotes)"]
+
+
+def test_data_is_materialized_once_when_many_evaluations_ask_at_once(tmp_path, monkeypatch):
+    # before: the second thread's rename onto the first one's directory raised ENOTEMPTY, and
+    # scbench batch failed when it opened two evaluations of one problem at the same moment
+    monkeypatch.setattr("scbench.problem.bundle.CACHE", tmp_path)
+    bundle, start = compile_problem(FIXTURES / "kv"), threading.Barrier(8)
+
+    def materialize(_):
+        start.wait()
+        return bundle.data_dir()
+
+    with ThreadPoolExecutor(8) as pool:
+        directories = set(pool.map(materialize, range(8)))
+    target = tmp_path / "bundles" / bundle.digest / "data"
+    assert (directories, sorted(path.name for path in target.parent.iterdir())) == ({target}, ["data"])
+    assert sorted(str(path.relative_to(target)) for path in target.rglob("*") if path.is_file()) == sorted(bundle.data)

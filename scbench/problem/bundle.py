@@ -8,7 +8,9 @@ category resolved) plus the problem's ``data/`` files, base64-encoded.
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
+import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Literal
@@ -111,5 +113,10 @@ class Bundle(Strict):
         for name, content in self.data.items():
             (staging / name).parent.mkdir(parents=True, exist_ok=True)
             (staging / name).write_bytes(base64.b64decode(content))
-        staging.rename(target)
+        try:
+            staging.rename(target)
+        except OSError as error:
+            if error.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
+            shutil.rmtree(staging)  # another thread or process materialized the same digest first
         return target
