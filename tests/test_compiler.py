@@ -43,6 +43,17 @@ cases:
 """
 
 
+CROSS_REFERENCE_ERRORS = [
+        "kv/cases/checkpoint_1/bad.yaml:9: cases[2].id: duplicate case id 'ok_case'\n"
+        "    fix: it is already used at cases/checkpoint_1/bad.yaml:2; rename one",
+        "kv/cases/checkpoint_1/bad.yaml:10: cases[2].files.rules.json: data/missing/tree does not exist\n"
+        "    fix: add it under kv/data/ or fix the path",
+        "kv/cases/checkpoint_1/bad.yaml:11: cases[2].args[0]: unknown placeholder {nope}\n"
+        "    fix: known placeholders: cwd, data",
+]
+"""The errors of :data:`MALFORMED`'s third case, which only the cross-reference checks find."""
+
+
 def test_malformed_case_file_reports_every_error_with_line_and_fix(problem):
     (problem / "cases/checkpoint_1/bad.yaml").write_text(MALFORMED)
     assert diagnostics(problem) == [
@@ -53,26 +64,14 @@ def test_malformed_case_file_reports_every_error_with_line_and_fix(problem):
         "kv/cases/checkpoint_1/bad.yaml:8: cases[1].expect.stdout: unknown key 'formt'\n"
         "    fix: did you mean 'format'?",
         # before: one schema error hid every cross-reference error of the file
-        "kv/cases/checkpoint_1/bad.yaml:9: cases[2].id: duplicate case id 'ok_case'\n"
-        "    fix: it is already used at cases/checkpoint_1/bad.yaml:2; rename one",
-        "kv/cases/checkpoint_1/bad.yaml:10: cases[2].files.rules.json: data/missing/tree does not exist\n"
-        "    fix: add it under kv/data/ or fix the path",
-        "kv/cases/checkpoint_1/bad.yaml:11: cases[2].args[0]: unknown placeholder {nope}\n"
-        "    fix: known placeholders: cwd, data",
+        *CROSS_REFERENCE_ERRORS,
     ]
 
 
 def test_cross_reference_errors_are_all_collected(problem):
     (problem / "cases/checkpoint_1/bad.yaml").write_text(MALFORMED.replace("bad case", "bad_case")
                                                          .replace("nonzer", "nonzero").replace("formt", "format"))
-    assert diagnostics(problem) == [
-        "kv/cases/checkpoint_1/bad.yaml:9: cases[2].id: duplicate case id 'ok_case'\n"
-        "    fix: it is already used at cases/checkpoint_1/bad.yaml:2; rename one",
-        "kv/cases/checkpoint_1/bad.yaml:10: cases[2].files.rules.json: data/missing/tree does not exist\n"
-        "    fix: add it under kv/data/ or fix the path",
-        "kv/cases/checkpoint_1/bad.yaml:11: cases[2].args[0]: unknown placeholder {nope}\n"
-        "    fix: known placeholders: cwd, data",
-    ]
+    assert diagnostics(problem) == CROSS_REFERENCE_ERRORS
 
 
 def test_yaml_syntax_error_names_the_line(problem):
