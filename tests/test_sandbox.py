@@ -152,3 +152,13 @@ def test_solutions_with_native_dependencies_set_up_and_pass_in_every_level(level
     assert done.returncode == 0, done.stdout + done.stderr
     summary = json.loads((tmp_path / "results.json").read_text())["summary"]
     assert (summary["counts"]["core"], summary["strict"]) == ({"passed": 1, "total": 1}, True)
+
+
+@pytest.mark.skipif(shutil.which("debootstrap") is None or os.geteuid() != 0, reason="needs root and debootstrap")
+def test_an_image_build_that_fails_is_one_clear_error():
+    # before: a failed debootstrap ended `scbench sandbox build-image` with a traceback, and its own
+    # messages (on its stdout) were thrown away
+    done = scbench("sandbox", "build-image", "--mirror", "http://127.0.0.1:9/debian")
+    assert (done.returncode, "Traceback" in done.stderr) == (1, False)
+    assert "error: the image was not built: `debootstrap --variant=minbase" in done.stderr
+    assert "127.0.0.1:9" in done.stderr.split("error:")[0]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+import subprocess
 import sys
 from typing import Annotated
 
@@ -29,6 +31,12 @@ def build_image_command(
     mirror: Annotated[str, typer.Option(help="Debian mirror debootstrap reads")] = "http://deb.debian.org/debian",
 ) -> None:
     """Build the docker sandbox's image (debootstrap + docker import, no registry). Needs root,
-    debootstrap and a running Docker engine; takes a few minutes."""
+    debootstrap and a running Docker engine; takes a few minutes. Exit 1, without a traceback, when a
+    build step fails (its own messages are above, on stderr)."""
     from scbench.sandbox.image import build_image
-    typer.echo(build_image(suite, mirror, lambda line: print(line, file=sys.stderr)))
+    try:
+        typer.echo(build_image(suite, mirror, lambda line: print(line, file=sys.stderr)))
+    except subprocess.CalledProcessError as failed:
+        typer.echo(f"error: the image was not built: `{shlex.join(map(str, failed.cmd))}` exited with code "
+                   f"{failed.returncode} (its messages are above)", err=True)
+        raise typer.Exit(1) from None

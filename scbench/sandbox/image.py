@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -37,11 +38,11 @@ def build_image(suite: str = "bookworm", mirror: str = MIRROR, log: Callable[[st
         rootfs, tarball = Path(scratch) / "rootfs", Path(scratch) / "rootfs.tar"
         log(f"debootstrap {suite} from {mirror} into {rootfs}")
         subprocess.run(["debootstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", suite, str(rootfs),
-                        mirror], check=True, stdout=subprocess.DEVNULL)
+                        mirror], check=True, stdout=sys.stderr)
         log(f"apt-get install {' '.join(APT_PACKAGES)}")
         apt = {"DEBIAN_FRONTEND": "noninteractive", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
         for command in (["update", "-q"], ["install", "-y", "-q", "--no-install-recommends", *APT_PACKAGES]):
-            subprocess.run(["chroot", str(rootfs), "apt-get", *command], check=True, stdout=subprocess.DEVNULL, env=apt)
+            subprocess.run(["chroot", str(rootfs), "apt-get", *command], check=True, stdout=sys.stderr, env=apt)
         for part in TRIMMED:
             shutil.rmtree(rootfs / part, ignore_errors=True)
         # scbench run as root keeps its cache under /root, bind-mounted at the same path: the runs' user must pass
