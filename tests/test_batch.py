@@ -178,15 +178,20 @@ def test_a_setup_failure_is_reported_and_the_rest_runs(tmp_path):
     assert [(row["solution"], row["status"]) for row in rows] == [("broken", "setup failed"), ("ok", "ran")]
 
 
-SLOW_ENTRY = "sh -c 'sleep 0.2; exec python3 \"$0\" \"$@\"' kv.py"
-"""kv's python reference, a fifth of a second slower per step: runs long enough to be interrupted."""
+GATED_ENTRY = "sh -c 'while [ ! -e {gate} ]; do sleep 0.05; done; exec python3 \"$0\" \"$@\"' kv.py"
+"""kv's python reference, each step waiting for the file ``{gate}``: the second solution's evaluations
+cannot finish before the test interrupts the batch (the local level: the gate is a host path)."""
 
 
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
 def test_an_interrupted_or_killed_batch_resumes_without_redoing_or_corrupting_anything(tmp_path, how):
-    plan = write_plan(tmp_path / "plan.yaml", {"problems": {"kv": str(KV)}, "solutions": [
-        {"problem": "kv", "path": str(KV / "solutions/python/checkpoint_2"), "entry": SLOW_ENTRY,
-         "name": f"copy-{n}"} for n in range(2)]})
+    # before: the second solution ran a fifth of a second slower per step, and a loaded machine let the
+    # batch finish everything before the signal arrived (exit 0)
+    gate = tmp_path / "gate"
+    entries = {"copy-0": "python3 kv.py", "copy-1": GATED_ENTRY.format(gate=gate)}
+    plan = write_plan(tmp_path / "plan.yaml", {"problems": {"kv": str(KV)}, "sandbox": "local", "solutions": [
+        {"problem": "kv", "path": str(KV / "solutions/python/checkpoint_2"), "entry": entry, "name": name}
+        for name, entry in entries.items()]})
     out = tmp_path / "out"
     batch = subprocess.Popen([sys.executable, "-m", "scbench", "batch", str(plan), "--out", str(out), "-j", "1"],
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -194,6 +199,7 @@ def test_an_interrupted_or_killed_batch_resumes_without_redoing_or_corrupting_an
         assert batch.poll() is None, batch.communicate()
         time.sleep(0.02)
     batch.send_signal(how)
+    gate.touch()
     _, stderr = batch.communicate(timeout=60)
     assert batch.returncode == (130 if how == signal.SIGINT else -signal.SIGKILL)
     if how == signal.SIGINT:
