@@ -193,8 +193,11 @@ def test_an_interrupted_or_killed_batch_resumes_without_redoing_or_corrupting_an
         {"problem": "kv", "path": str(KV / "solutions/python/checkpoint_2"), "entry": entry, "name": name}
         for name, entry in entries.items()]})
     out = tmp_path / "out"
+    # Ctrl-C's default action in the batch even where the suite itself was started with SIGINT ignored
+    # (a shell's background job): Python then installs no KeyboardInterrupt handler and the batch ran on
     batch = subprocess.Popen([sys.executable, "-m", "scbench", "batch", str(plan), "--out", str(out), "-j", "1"],
-                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     while not evaluations_in(out):
         assert batch.poll() is None, batch.communicate()
         time.sleep(0.02)
