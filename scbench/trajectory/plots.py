@@ -39,6 +39,21 @@ def _mean(points: list[Point], value: Callable[[Point], float | None]) -> float:
     return statistics.fmean(values) if values else math.nan
 
 
+def _panel(axes, panel: tuple, series: list[Series], ticks: list[tuple[float, str]]) -> None:
+    """Draw one of :data:`PANELS` on matplotlib ``axes``: a line per series, or :data:`NO_VALUES`."""
+    name, value, limits = panel
+    lines = [(label, xs, [_mean(points, value) for points in groups]) for label, xs, groups in series]
+    for label, xs, ys in lines:
+        axes.plot(xs, ys, marker="o", label=label)
+    if not any(math.isfinite(y) for _, _, ys in lines for y in ys):
+        axes.text(0.5, 0.5, NO_VALUES, transform=axes.transAxes, ha="center", va="center", color="gray")
+        axes.set_yticks([])
+    axes.set_title(name)
+    axes.set_ylim(limits)
+    axes.set_xticks([x for x, _ in ticks], [tick for _, tick in ticks])
+    axes.grid(alpha=0.3)
+
+
 def _svg(series: list[Series], ticks: list[tuple[float, str]], title: str) -> str:
     """One figure of :data:`PANELS` for ``series``, as an ``<svg>`` element."""
     from matplotlib import rc_context
@@ -46,17 +61,8 @@ def _svg(series: list[Series], ticks: list[tuple[float, str]], title: str) -> st
     with rc_context({"svg.fonttype": "none", "svg.hashsalt": title, "font.size": 8}):
         figure = Figure(figsize=(12, 5.2), layout="constrained")
         figure.suptitle(title)
-        for axes, (name, value, limits) in zip(figure.subplots(2, 4).flat, PANELS, strict=True):
-            lines = [(label, xs, [_mean(points, value) for points in groups]) for label, xs, groups in series]
-            for label, xs, ys in lines:
-                axes.plot(xs, ys, marker="o", label=label)
-            if not any(math.isfinite(y) for _, _, ys in lines for y in ys):
-                axes.text(0.5, 0.5, NO_VALUES, transform=axes.transAxes, ha="center", va="center", color="gray")
-                axes.set_yticks([])
-            axes.set_title(name)
-            axes.set_ylim(limits)
-            axes.set_xticks([x for x, _ in ticks], [tick for _, tick in ticks])
-            axes.grid(alpha=0.3)
+        for axes, panel in zip(figure.subplots(2, 4).flat, PANELS, strict=True):
+            _panel(axes, panel, series, ticks)
         figure.legend(*figure.axes[0].get_legend_handles_labels(), loc="outside lower center",
                       ncols=min(len(series), 4))
         buffer = io.StringIO()
