@@ -109,6 +109,17 @@ def test_a_query_written_in_the_path_is_sent_and_captures_feed_expectations(tmp_
     assert [(s.name, s.failures) for s in results.cases[0].steps] == [("step 1", []), ("step 2", [])]
 
 
+def test_a_schema_uses_captures_so_a_value_can_be_required_to_differ_from_an_earlier_one(tmp_path):
+    # before: the schema got "{{first}}" literally, so `not: {const: ...}` held for any path
+    differs = {"format": "json", "schema": {"properties": {"path": {"not": {"const": "{{first}}"}}}}}
+    steps = [{"request": {"path": "/a"}, "capture": {"first": {"jsonpath": "$.path"}}},
+             {"request": {"path": "/b"}, "expect": {"body": differs}},
+             {"request": {"path": "/a"}, "expect": {"body": differs}}]
+    results = evaluate(compile_problem(http_problem(tmp_path, steps)), 1, Target(SERVERS, entry="python3 echo.py"))
+    assert [(s.name, [f.target for f in s.failures]) for s in results.cases[0].steps] == [
+        ("step 1", []), ("step 2", []), ("step 3", ["body"])]
+
+
 def test_a_step_using_a_capture_that_failed_is_skipped_not_sent_literally(tmp_path):
     steps = [
         {"name": "create", "request": {"path": "/a"}, "capture": {"id": {"jsonpath": "$.id"}}},

@@ -36,7 +36,8 @@ def grade_http_step(obs: HttpObservation) -> list[Failure]:
         return [Failure(target="request", message=first, diff=rest)]
     body = obs.step.expect.body
     if body is not None and obs.known:
-        body = body.model_copy(update={"value": substitute(body.value, obs.known)})
+        body = body.model_copy(update={"value": substitute(body.value, obs.known),
+                                       "json_schema": substitute(body.json_schema, obs.known)})
     body_failure = check_output("body", body, obs.body) if body is not None else None
     missing = [Failure(target=f"capture {name}", message="nothing matched in the response") for name in obs.missing]
     return _status(obs) + _headers(obs) + ([body_failure] if body_failure else []) + missing
