@@ -214,8 +214,8 @@ def eval_command(
     selection = selection_of(bundle, checkpoint, select, max_failures)
     target = evaluation.Target(solution, None if entry else track or "python", entry, sandbox)
     try:
-        results = evaluation.with_quality(with_progress(jobs, console, selection)(bundle, checkpoint, target),
-                                          solution, previous)
+        results = evaluation.evaluate_measured(
+            lambda: with_progress(jobs, console, selection)(bundle, checkpoint, target), solution, previous)
     except SetupError as error:
         console.print(f"[red]setup failed for {solution}:[/] {error}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None

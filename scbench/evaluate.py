@@ -180,9 +180,23 @@ def evaluate(bundle: Bundle, number: int, target: Target, jobs: int | None = Non
     return evaluation.results(cases)
 
 
-def with_quality(results: RunResults, snapshot: Path, previous: Path | None = None) -> RunResults:
-    """``results`` with the snapshot's erosion and verbosity (and their parts) recorded, plus
-    ``delta`` (after minus before, per figure) from the ``previous`` checkpoint's snapshot."""
+def quality_of(snapshot: Path, previous: Path | None = None) -> dict:
+    """The snapshot's erosion and verbosity (and their parts), plus ``delta`` (after minus before,
+    per figure) from the ``previous`` checkpoint's snapshot: the ``quality`` of :class:`RunResults`."""
     report = measure(snapshot)
     change = delta(measure(previous), report) if previous is not None else None
-    return results.model_copy(update={"quality": {**report.to_dict(), "delta": change}})
+    return {**report.to_dict(), "delta": change}
+
+
+def with_quality(results: RunResults, snapshot: Path, previous: Path | None = None) -> RunResults:
+    """``results`` with :func:`quality_of` the snapshot recorded."""
+    return results.model_copy(update={"quality": quality_of(snapshot, previous)})
+
+
+def evaluate_measured(run: Callable[[], RunResults], snapshot: Path, previous: Path | None = None) -> RunResults:
+    """``run()``'s results with :func:`quality_of` the snapshot, measured in a second thread while
+    ``run`` evaluates (the measurement reads only the snapshot, never the solution's run copies)."""
+    with ThreadPoolExecutor(max_workers=1) as side:
+        quality = side.submit(quality_of, snapshot, previous)
+        results = run()
+        return results.model_copy(update={"quality": quality.result()})

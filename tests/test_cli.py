@@ -63,10 +63,12 @@ def test_cache_info_and_clean(kv, tmp_path):
     (tmp_path / "cache/notes/keep.txt").write_text("not scbench's")
     lines = scbench("cache", "info", env=env).stdout.splitlines()
     assert lines[0] == f"cache: {tmp_path / 'cache'}"
-    assert [line.split()[:2] for line in lines[1:4]] == [["bundles", "1"], ["solutions", "1"], ["notes", "0"]]
-    assert "(not scbench’s: clean leaves it alone)" in lines[3]
+    assert [line.split()[:2] for line in lines[1:5]] == [["bundles", "1"], ["compiled", "1"], ["solutions", "1"],
+                                                         ["notes", "0"]]
+    assert "(not scbench’s: clean leaves it alone)" in lines[4]
     done = scbench("cache", "clean", env=env)
-    assert [line.split(":")[0] for line in done.stdout.splitlines()] == ["removed bundles", "removed solutions"]
+    assert [line.split(":")[0] for line in done.stdout.splitlines()] == [
+        "removed bundles", "removed compiled", "removed solutions"]
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["notes"]
     assert scbench("cache", "clean", env=env).stdout == "nothing to remove\n"
     assert scbench("cache", "clean", "notes", env=env).returncode == 2

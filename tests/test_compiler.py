@@ -350,3 +350,23 @@ def test_data_is_materialized_once_when_many_evaluations_ask_at_once(tmp_path, m
     target = tmp_path / "bundles" / bundle.digest / "data"
     assert (directories, sorted(path.name for path in target.parent.iterdir())) == ({target}, ["data"])
     assert sorted(str(path.relative_to(target)) for path in target.rglob("*") if path.is_file()) == sorted(bundle.data)
+
+
+def test_a_problem_directory_is_compiled_once_and_again_when_a_source_changes(problem):
+    from scbench.problem.loader import COMPILED, load, source_digest
+    first = load(problem)
+    cached = COMPILED / source_digest(problem) / "bundle.scb.json"
+    stored = json.loads(cached.read_text())
+    stored["config"]["description"] = "read from the cache"
+    cached.write_text(json.dumps(stored))
+    assert load(problem).config.description == "read from the cache"
+    (problem / "solutions" / "python" / "checkpoint_1" / "extra.py").write_text("x = 1\n")
+    assert load(problem).config.description == "read from the cache"  # a reference solution is no source
+
+    config = problem / "config.yaml"
+    config.write_text(config.read_text().replace(f"description: {first.config.description}", "description: edited"))
+    assert load(problem).config.description == "edited"
+    config.write_text(config.read_text() + "unknown_key: 1\n")
+    with pytest.raises(ProblemError):
+        load(problem)
+    assert not (COMPILED / source_digest(problem)).exists()

@@ -16,6 +16,7 @@ from scbench.paths import CACHE
 
 KINDS = {
     "bundles": "compiled bundles' data files, one directory per bundle digest",
+    "compiled": "problem directories compiled to bundles, one directory per digest of their sources and the compiler",
     "solutions": "prepared solutions (a private copy set up once per content and track)",
 }
 """Subdirectory of the cache -> what it holds. A new kind of cached thing adds its line here."""

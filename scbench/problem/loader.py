@@ -1,18 +1,28 @@
-"""Load a problem for running: a problem directory (compiled on the fly) or a compiled bundle."""
+"""Load a problem for running: a problem directory (compiled on the fly, or read from the cache of
+compiled problems when neither its sources nor the compiler changed) or a compiled bundle."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import os
 import re
+import tempfile
 from pathlib import Path
 
 from pydantic import ValidationError
 
+import scbench
+from scbench.about import version
+from scbench.paths import CACHE, SCHEMAS
 from scbench.problem.bundle import Bundle
 from scbench.problem.compiler import compile_problem
 from scbench.problem.diagnostics import Diagnostic, ProblemError
 
 BUNDLE_SUFFIX = ".scb.json"
 NAMED_DIGEST = re.compile(r"-([0-9a-f]{12})\.scb\.json$")
+COMPILED = CACHE / "compiled"
+"""Problem directories compiled once: ``<source digest>/bundle.scb.json``."""
 
 
 def _read_bundle(path: Path) -> Bundle:
@@ -30,13 +40,57 @@ def _read_bundle(path: Path) -> Bundle:
     return bundle
 
 
+def _hash_files(digest, root: Path, files: list[Path]) -> None:
+    for file in sorted(files):
+        digest.update(f"{file.relative_to(root).as_posix()}\0{file.stat().st_size}\0".encode())
+        digest.update(file.read_bytes())
+
+
+@functools.cache
+def _compiler_digest() -> str:
+    """SHA-256 of scbench's version, its Python sources and its schemas: what compiling depends on
+    besides the problem."""
+    package = Path(scbench.__file__).parent
+    digest = hashlib.sha256(version().encode())
+    _hash_files(digest, package.parent, [*package.rglob("*.py"), *SCHEMAS.glob("*.json")])
+    return digest.hexdigest()
+
+
+def source_digest(problem: Path, missing_expected_files: bool = False) -> str:
+    """SHA-256 (hex) of everything compiling ``problem`` depends on: the compiler, the option, and every
+    file of the directory but its reference solutions and hidden or ``__pycache__`` entries."""
+    digest = hashlib.sha256(f"{_compiler_digest()} {missing_expected_files}".encode())
+    skipped = ("solutions",)
+    _hash_files(digest, problem, [file for file in problem.rglob("*") if file.is_file()
+                                  and file.relative_to(problem).parts[0] not in skipped
+                                  and not any(part.startswith(".") or part == "__pycache__"
+                                              for part in file.relative_to(problem).parts)])
+    return digest.hexdigest()
+
+
+def _compiled(path: Path, missing_expected_files: bool) -> Bundle:
+    """The bundle of problem directory ``path``, from :data:`COMPILED` when its source digest is there,
+    else compiled and stored there (written atomically; a problem that does not compile is not stored)."""
+    cached = COMPILED / source_digest(path, missing_expected_files) / f"bundle{BUNDLE_SUFFIX}"
+    if cached.is_file():
+        return Bundle.model_validate_json(cached.read_bytes())
+    bundle = compile_problem(path, missing_expected_files)
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    handle, staging = tempfile.mkstemp(dir=cached.parent, suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(bundle.model_dump_json())
+    os.replace(staging, cached)
+    return bundle
+
+
 def load(path: Path, missing_expected_files: bool = False) -> Bundle:
     """The bundle at ``path`` (a ``*.scb.json`` file) or compiled from a problem directory
-    (``missing_expected_files`` as in :func:`compile_problem`). Raises :class:`ProblemError`
-    when it does not compile or does not exist."""
+    (``missing_expected_files`` as in :func:`compile_problem`; a directory compiled before, with
+    the same sources and compiler, is read from the cache). Raises :class:`ProblemError` when it
+    does not compile or does not exist."""
     if path.name.endswith(BUNDLE_SUFFIX) and path.is_file():
         return _read_bundle(path)
     if not path.is_dir():
         raise ProblemError([Diagnostic(str(path), 0, "", "no such problem directory or bundle",
                                     "give problems/NAME or a compiled NAME-HASH.scb.json")])
-    return compile_problem(path, missing_expected_files)
+    return _compiled(path, missing_expected_files)
