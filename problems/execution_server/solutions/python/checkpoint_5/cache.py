@@ -11,13 +11,15 @@ from request import ExecuteRequest
 
 def key_of(request: ExecuteRequest) -> str:
     """The identity of a request: every field but ``force``, defaults filled in, a chain command's left-out
-    timeout the request's; key order inside ``env`` and ``files`` does not matter."""
+    timeout the request's; the key order of ``env`` and ``files`` does not matter, the key order inside a
+    file's value does (it changes the file written)."""
     fields = asdict(request)
     del fields["force"]
     fields["command"] = request.command if isinstance(request.command, str) else [
         {"cmd": step.cmd, "timeout": step.timeout or request.timeout, "required": step.required}
         for step in request.command]
-    return json.dumps(fields, sort_keys=True)
+    fields["env"], fields["files"] = sorted(request.env.items()), sorted(request.files.items())
+    return json.dumps(fields)
 
 
 class Cache:
