@@ -3,7 +3,9 @@
 import os
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = Path(__file__).resolve().parent
+"""The ``scbench`` package's own directory (its Python sources)."""
+ROOT = PACKAGE.parent
 SCHEMAS = ROOT / "schemas"
 RULES = ROOT / "rules"
 ADAPTERS = ROOT / "adapters"

@@ -12,9 +12,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-import scbench
-from scbench.about import version
-from scbench.paths import CACHE, SCHEMAS
+from scbench.paths import CACHE, PACKAGE, SCHEMAS
 from scbench.problem.bundle import Bundle
 from scbench.problem.compiler import compile_problem
 from scbench.problem.diagnostics import Diagnostic, ProblemError
@@ -48,23 +46,25 @@ def _hash_files(digest, root: Path, files: list[Path]) -> None:
 
 @functools.cache
 def _compiler_digest() -> str:
-    """SHA-256 of scbench's version, its Python sources and its schemas: what compiling depends on
-    besides the problem."""
-    package = Path(scbench.__file__).parent
-    digest = hashlib.sha256(version().encode())
-    _hash_files(digest, package.parent, [*package.rglob("*.py"), *SCHEMAS.glob("*.json")])
+    """SHA-256 of scbench's Python sources and schemas: what compiling depends on besides the problem."""
+    digest = hashlib.sha256()
+    _hash_files(digest, PACKAGE.parent, [*PACKAGE.rglob("*.py"), *SCHEMAS.glob("*.json")])
     return digest.hexdigest()
+
+
+def _is_source(relative: Path) -> bool:
+    """Whether a problem's file (path relative to the problem) can change its bundle: not a reference
+    solution's, not hidden, not a ``__pycache__`` entry."""
+    return relative.parts[0] != "solutions" and not any(part.startswith(".") or part == "__pycache__"
+                                                        for part in relative.parts)
 
 
 def source_digest(problem: Path, missing_expected_files: bool = False) -> str:
     """SHA-256 (hex) of everything compiling ``problem`` depends on: the compiler, the option, and every
-    file of the directory but its reference solutions and hidden or ``__pycache__`` entries."""
+    source file of the directory (:func:`_is_source`)."""
     digest = hashlib.sha256(f"{_compiler_digest()} {missing_expected_files}".encode())
-    skipped = ("solutions",)
-    _hash_files(digest, problem, [file for file in problem.rglob("*") if file.is_file()
-                                  and file.relative_to(problem).parts[0] not in skipped
-                                  and not any(part.startswith(".") or part == "__pycache__"
-                                              for part in file.relative_to(problem).parts)])
+    _hash_files(digest, problem, [file for file in problem.rglob("*")
+                                  if file.is_file() and _is_source(file.relative_to(problem))])
     return digest.hexdigest()
 
 
