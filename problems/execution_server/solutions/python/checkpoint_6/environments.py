@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 import tempfile
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Iterator
 
 from errors import ApiError, invalid
 from runner import write_files
