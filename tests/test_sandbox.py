@@ -4,6 +4,7 @@
 import json
 import os
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,8 @@ import pytest
 from conftest import FIXTURES, ROOT, sandbox_levels, scbench
 from scbench.evaluate import limits_of
 from scbench.problem.compiler import compile_problem
-from scbench.sandbox.base import host_variables, registry
+from scbench.sandbox import relay
+from scbench.sandbox.base import HOST, host_variables, registry
 from scbench.sandbox.cgroup import hierarchies
 from scbench.sandbox.limits import Limits
 from scbench.sandbox.process import base_environment
@@ -162,3 +164,10 @@ def test_an_image_build_that_fails_is_one_clear_error():
     assert (done.returncode, "Traceback" in done.stderr) == (1, False)
     assert "error: the image was not built: `debootstrap --variant=minbase" in done.stderr
     assert "127.0.0.1:9" in done.stderr.split("error:")[0]
+
+
+def test_the_relay_passes_each_write_on_at_once():
+    """The relay's connection into a sandbox has Nagle's algorithm off: with it on, a request's
+    body (a second write after its headers) waited for the server's delayed ACK, 40 ms per POST."""
+    with socket.create_server((HOST, 0)) as server, relay.connect(server.getsockname()[1]) as upstream:
+        assert upstream.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
