@@ -105,7 +105,8 @@ def loop_script(jobs: list, sandbox: str | None, jobs_option: list[str], out: Pa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sandbox", help="sandbox level for every run [default: the first available]")
-    parser.add_argument("--jobs", "-j", type=int, help="cases at once, for batch and each eval [default: CPU count]")
+    parser.add_argument("--jobs", "-j", type=int,
+                        help="cases at once, for batch and each eval [default: CPU count + 1]")
     parser.add_argument("--problem", action="append", choices=PROBLEMS, help="only this problem (repeatable)")
     parser.add_argument("--rounds", type=int, default=1, help="measure each N times, in turn, and keep the fastest")
     args = parser.parse_args()

@@ -60,7 +60,7 @@ app.command("report")(report)
 app.command("batch")(batch)
 
 ProblemArg = Annotated[Path, typer.Argument(help="problems/NAME directory or a compiled NAME-HASH.scb.json")]
-Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run in parallel [default: CPU count]")]
+Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run in parallel [default: CPU count + 1]")]
 SandboxOption = Annotated[str | None, typer.Option(
     "--sandbox", help="where solutions run: bwrap, docker or local (see `scbench sandbox list`) "
                       "[default: the first available of bwrap, docker, local]")]

@@ -88,7 +88,7 @@ def run(
     stdin: Annotated[bool, typer.Option("--stdin", help="feed an --agent-command the prompt on stdin")] = False,
     network: Annotated[bool, typer.Option("--network", help="let an --agent-command reach the network")] = False,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run in parallel "
-                                             "[default: CPU count]")] = None,
+                                             "[default: CPU count + 1]")] = None,
 ) -> None:
     """Run an agent through every checkpoint of a problem: per checkpoint the rendered prompt, the
     agent in a fresh sandbox on its own previous workspace, then its snapshot, diff, grading with

@@ -24,7 +24,7 @@ def batch(
                                                      "it) [default: RAY_ADDRESS, else a cluster started on this "
                                                      "machine, else a new local one]")] = None,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run at once: on this machine "
-                                             "(local, default CPU count), per evaluation task (ray, default 1)")
+                                             "(local, default CPU count + 1), per evaluation task (ray, default 1)")
                     ] = None,
     sandbox: Annotated[str | None, typer.Option(help="where solutions run: bwrap, docker or local (overrides the "
                                                      "plan's) [default: the first available]")] = None,

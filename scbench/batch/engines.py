@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from scbench.batch.ray_engine import run_ray
 from scbench.batch.scheduler import run_local
+from scbench.evaluate import default_jobs
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ def _ray_missing() -> str:
 
 
 ENGINES: dict[str, Engine] = {
-    "local": Engine(run_local, lambda: "", lambda: os.cpu_count() or 2),
+    "local": Engine(run_local, lambda: "", default_jobs),
     "ray": Engine(run_ray, _ray_missing, lambda: 1),
 }
 """Engine name -> :class:`Engine`; add an engine by adding an entry."""
