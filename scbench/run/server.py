@@ -28,8 +28,8 @@ def client(endpoint: Endpoint) -> httpx.Client:
     """An HTTP client for the server at ``endpoint`` (through its Unix socket, if it has one).
     It speaks plain HTTP only, so it loads no CA bundle (``verify=True`` would, for every client:
     about 20 ms of CPU, more than most requests take)."""
-    return httpx.Client(base_url=f"http://{endpoint.host}:{endpoint.port}", trust_env=False, verify=False,
-                        transport=httpx.HTTPTransport(uds=endpoint.uds, verify=False) if endpoint.uds else None)
+    return httpx.Client(base_url=f"http://{endpoint.host}:{endpoint.port}", trust_env=False,
+                        transport=httpx.HTTPTransport(uds=endpoint.uds, verify=False))
 
 
 def _probe(ready: ReadyProbe, endpoint: Endpoint) -> bool:
