@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, comparable, evaluations_in, kv_plan, scbench
+from scbench.batch.ray_engine import pack, unpack
 
 RAY = str(Path(sys.executable).with_name("ray"))
 NODE_PORTS = ("--node-manager-port", "--object-manager-port", "--dashboard-agent-listen-port",
@@ -110,3 +111,14 @@ def test_a_ray_engine_without_a_cluster_at_the_address_is_one_clear_error(tmp_pa
     done = scbench("batch", plan, "--out", tmp_path / "out", "--engine", "ray", "--address", f"127.0.0.1:{port}")
     assert done.returncode == 2
     assert f"no Ray cluster answers at 127.0.0.1:{port}" in done.stderr
+
+
+def test_a_solution_link_reaches_the_node_as_the_same_link(tmp_path):
+    solution = tmp_path / "solution"
+    solution.mkdir()
+    (solution / "main.py").write_text("print(1)\n")
+    (solution / "leak").symlink_to("/etc/passwd")
+    (solution / "up").symlink_to("..")
+    shipped = unpack(pack(solution), tmp_path / "node")
+    assert sorted((path.name, os.readlink(path) if path.is_symlink() else path.read_text())
+                  for path in shipped.iterdir()) == [("leak", "/etc/passwd"), ("main.py", "print(1)\n"), ("up", "..")]

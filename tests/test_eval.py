@@ -1,6 +1,7 @@
 """``scbench eval`` and ``scbench check`` end to end, with real solutions in Python and Node."""
 
 import json
+import os
 import re
 import shutil
 from xml.etree import ElementTree
@@ -90,6 +91,20 @@ def test_setup_is_cached_per_solution_content(tmp_path):
     changed = prepare(solution, "python", "kv")
     assert first.directory == again.directory != changed.directory
     assert first.entry == [str(first.directory / ".venv/bin/python"), str(first.directory / "kv.py")]
+
+
+def test_a_solution_link_is_copied_as_a_link_and_its_target_never_read(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the host's secret\n")
+    solution = tmp_path / "solution"
+    shutil.copytree(FIXTURES / "kv/solutions/python/checkpoint_1", solution)
+    (solution / "leak").symlink_to(secret)
+    first = prepare(solution, "python", "kv")
+    secret.write_text("another secret\n")
+    assert (os.readlink(first.directory / "leak"), prepare(solution, "python", "kv")) == (str(secret), first)
+    (solution / "leak").unlink()
+    (solution / "leak").symlink_to(tmp_path)
+    assert prepare(solution, "python", "kv").directory != first.directory
 
 
 def test_unknown_track_and_checkpoint_are_usage_errors(kv):

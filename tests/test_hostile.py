@@ -28,12 +28,14 @@ CASE_SECONDS = 2 * TIMEOUT + 2
 """The longest a hostile case may take: its timeout, the kill grace, and start-up on a loaded machine."""
 
 CLI = ("infinite_loop", "sigterm_tree", "double_fork", "empty_env_grandchild", "memory_hog", "fork_storm",
-       "huge_output", "invalid_utf8", "write_outside", "read_home", "connect_host")
+       "huge_output", "invalid_utf8", "write_outside", "read_home", "link_home", "connect_host")
 HTTP = ("never_binds", "crash_mid_session", "squat_port", "squat_port_again")
 
 ESCAPES = {("local", "empty_env_grandchild"): {"process"}, ("local", "write_outside"): {"file"},
            ("local", "read_home"): {"home"}, ("local", "connect_host"): {"network"}}
 """(level, behaviour) -> what escapes; everything else must be contained."""
+OUTPUT_FILES = {"link_home": {"out.txt": "42\n"}}
+"""Behaviour -> the output files its case expects, besides the stdout every case expects."""
 
 
 class Listener:
@@ -61,7 +63,7 @@ class Listener:
 
 def _cli_case(name: str, token: str, port: int) -> dict:
     return {"id": name, "args": [f"{{data}}/{name}.py", token, str(Path.home()), str(port)],
-            "expect": {"stdout": "42\n"}}
+            "expect": {"stdout": "42\n", "files": OUTPUT_FILES.get(name, {})}}
 
 
 def _http_case(name: str, token: str, other_port: int) -> dict:

@@ -35,3 +35,17 @@ def test_a_tar_input_takes_the_header_format_asked_for(tmp_path):
             archive.addfile(info, io.BytesIO(text.encode()))
     write_inputs(tmp_path, {"default.tar": TarFile.model_validate({"tar": members})}, tmp_path)
     assert (tmp_path / "default.tar").read_bytes() == expected.getvalue()
+
+
+def test_an_input_replaces_a_link_a_solution_left_and_never_writes_through_it(tmp_path):
+    outside, work = tmp_path / "outside", tmp_path / "work"
+    outside.mkdir()
+    work.mkdir()
+    (outside / "kept.txt").write_text("the host's file\n")
+    (work / "a.txt").symlink_to(outside / "kept.txt")
+    (work / "sub").symlink_to(outside, target_is_directory=True)
+    write_inputs(work, {"a.txt": "one\n", "sub/b.txt": "two\n"}, tmp_path)
+    assert sorted(path.name for path in outside.iterdir()) == ["kept.txt"]
+    assert (outside / "kept.txt").read_text() == "the host's file\n"
+    assert [(path.is_symlink(), path.read_text()) for path in (work / "a.txt", work / "sub/b.txt")] == [
+        (False, "one\n"), (False, "two\n")]

@@ -63,19 +63,22 @@ def test_a_run_that_ends_leaves_the_runs_beside_it_alone(level):
 @pytest.mark.parametrize("level", sandbox_levels())
 def test_a_workspace_persists_across_runs_and_is_copied_out(level, tmp_path, monkeypatch):
     monkeypatch.setenv("SCBENCH_TEST_TOKEN", "s3cret")
+    (tmp_path / "secret").write_text("the host's secret\n")
     (tmp_path / "agent").mkdir()
     workspace = tmp_path / "agent" / "workspace"
     with registry()[level](writable=[tmp_path / "agent"]) as box:
         box.copy_in(FIXTURES / "greet" / "solutions" / "python" / "checkpoint_1", workspace)
         box.own(tmp_path / "agent")
         env = {**base_environment(workspace, workspace), **host_variables(["SCBENCH_TEST_TOKEN", "NOT_SET_ANYWHERE"])}
-        first = python(box, workspace, "import os; open('notes.txt', 'w').write(os.environ['SCBENCH_TEST_TOKEN'])", env)
+        first = python(box, workspace, "import os; open('notes.txt', 'w').write(os.environ['SCBENCH_TEST_TOKEN']); "
+                                       f"os.symlink({str(tmp_path / 'secret')!r}, 'leak')", env)
         process = box.spawn([box.python, "-c", "import time; time.sleep(0.5); print(open('notes.txt').read())"],
                             workspace, env, workspace)
         second = process.wait(20)
         box.copy_out(workspace, tmp_path / "out")
     assert (first.exit_code, second.stdout, second.timed_out) == (0, b"s3cret\n", False)
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["greet.py", "notes.txt"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["greet.py", "leak", "notes.txt"]
+    assert os.readlink(tmp_path / "out" / "leak") == str(tmp_path / "secret")  # copied as a link, not followed
     assert "NOT_SET_ANYWHERE" not in env and env["SCBENCH_TEST_TOKEN"] == "s3cret"
 
 

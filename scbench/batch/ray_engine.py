@@ -45,10 +45,12 @@ def pack(directory: Path) -> bytes:
 
 
 def unpack(archive: bytes, directory: Path) -> Path:
-    """Extract a :func:`pack` archive into ``directory`` (created); returns it."""
+    """Extract a :func:`pack` archive into ``directory`` (created); returns it. Members stay inside
+    ``directory``; a symbolic link keeps its target, wherever it points (as the local engine copies
+    it: only the sandbox resolves it)."""
     directory.mkdir(parents=True)
     with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as opened:
-        opened.extractall(directory, filter="data")
+        opened.extractall(directory, filter="tar")
     return directory
 
 

@@ -14,7 +14,8 @@ from scbench.quality.rules import flag, load_rules
 from scbench.quality.treesitter import TreeSitterAdapter
 
 SKIP_DIRS = frozenset({"node_modules", ".venv", "venv", "target", "__pycache__"})
-"""Directory names never entered, besides hidden ones (names starting with a dot)."""
+"""Directory names never entered, besides hidden ones (names starting with a dot). Symbolic links are
+neither entered nor read: a snapshot's link may name any file of the host."""
 
 
 def _walk_files(root: Path) -> Iterator[Path]:
@@ -23,7 +24,7 @@ def _walk_files(root: Path) -> Iterator[Path]:
         return
     for directory, subdirs, names in os.walk(root):
         subdirs[:] = sorted(d for d in subdirs if d not in SKIP_DIRS and not d.startswith("."))
-        yield from (Path(directory, name) for name in sorted(names))
+        yield from (path for path in (Path(directory, name) for name in sorted(names)) if not path.is_symlink())
 
 
 def discover(root: Path, adapters: list[TreeSitterAdapter]) -> list[tuple[Path, TreeSitterAdapter]]:

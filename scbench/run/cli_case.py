@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from scbench.problem.model import CliCase, CliStep
 from scbench.run.context import RunContext, fill
@@ -26,8 +27,11 @@ class CliObservation:
         return self.result.duration if self.result else 0.0
 
 
-def _read(path) -> bytes | None:
-    return path.read_bytes() if path.is_file() else None
+def _read(work: Path, name: str) -> bytes | None:
+    """The bytes of the output file ``name`` under ``work``; ``None`` when there is no regular file
+    there, or its path goes through a symbolic link: the host never follows a solution's link."""
+    path = work / name
+    return path.read_bytes() if path.is_file() and path.resolve() == work.resolve() / name else None
 
 
 def _run_step(step: CliStep, case: CliCase, ctx: RunContext, dirs: CaseDirs) -> CliObservation:
@@ -42,7 +46,7 @@ def _run_step(step: CliStep, case: CliCase, ctx: RunContext, dirs: CaseDirs) -> 
         result = ctx.sandbox.exec(argv, dirs.work, env, dirs.root, stdin, step.timeout)
     except OSError as error:
         return CliObservation(step, None, {}, f"cannot start {argv[0]!r}: {error.strerror or error}")
-    return CliObservation(step, result, {name: _read(dirs.work / name) for name in step.expect.files})
+    return CliObservation(step, result, {name: _read(dirs.work, name) for name in step.expect.files})
 
 
 def run_cli_case(case: CliCase, ctx: RunContext) -> list[CliObservation]:

@@ -60,20 +60,26 @@ def tracks() -> dict[str, Track]:
 
 
 def solution_files(solution: Path) -> list[Path]:
-    """The files of ``solution`` that make up its content, sorted: every file outside the
-    set-up products and caches of ``SKIPPED_DIRS``."""
+    """The files and symbolic links of ``solution`` that make up its content, sorted: every one
+    outside the set-up products and caches of ``SKIPPED_DIRS``. Links are listed, never entered."""
     return sorted(p for p in solution.rglob("*")
-                  if p.is_file() and not SKIPPED_DIRS & set(p.relative_to(solution).parts[:-1]))
+                  if (p.is_symlink() or p.is_file()) and not SKIPPED_DIRS & set(p.relative_to(solution).parts[:-1]))
+
+
+def content(path: Path) -> bytes:
+    """The bytes of the file ``path``, or ``-> TARGET`` for a symbolic link: a solution's link is
+    never followed on the host, where it could name any file (a secret, ``/dev/zero``)."""
+    return b"-> " + os.fsencode(os.readlink(path)) if path.is_symlink() else path.read_bytes()
 
 
 def _hashed(digest, solution: Path):
     for path in solution_files(solution):
-        digest.update(str(path.relative_to(solution)).encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(str(path.relative_to(solution)).encode() + b"\0" + content(path) + b"\0")
     return digest
 
 
 def content_digest(solution: Path) -> str:
-    """SHA-256 (hex) of the names and bytes of :func:`solution_files`: the solution's identity."""
+    """SHA-256 (hex) of the names and :func:`content` of :func:`solution_files`: the solution's identity."""
     return _hashed(hashlib.sha256(), solution).hexdigest()
 
 
@@ -119,7 +125,7 @@ class Prepared:
 
 
 def prepare(solution: Path, track_name: str, entry_file: str, level: type[Sandbox] = Local) -> Prepared:
-    """Copy ``solution`` into the cache, run ``track_name``'s setup once in a sandbox of
+    """Copy ``solution`` into the cache (its links as links), run ``track_name``'s setup once in a sandbox of
     ``level``, return the entry.
 
     Raises ``KeyError`` for an unknown track and :class:`SetupError` when the solution lacks
@@ -140,7 +146,7 @@ def prepare(solution: Path, track_name: str, entry_file: str, level: type[Sandbo
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (target / ".scbench-ready").exists():
             shutil.rmtree(target, ignore_errors=True)
-            shutil.copytree(solution, target, ignore=shutil.ignore_patterns(*SKIPPED_DIRS))
+            shutil.copytree(solution, target, symlinks=True, ignore=shutil.ignore_patterns(*SKIPPED_DIRS))
             _run_setup(track, target, values, level)
             (target / ".scbench-ready").touch()
     return Prepared(target, resolve_entry(track.entry, target, values))

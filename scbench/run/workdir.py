@@ -45,10 +45,22 @@ WRITERS: dict[type, Callable[[Path, object, Path], None]] = {
 """Input-file form -> writer(target path, spec, problem data dir)."""
 
 
+def _unlinked(workdir: Path, name: str) -> Path:
+    """``workdir / name`` with every symbolic link on its way removed: an earlier step of the
+    solution may have left one there, and the host never writes through a solution's link."""
+    target = workdir
+    for part in Path(name).parts:
+        target = target / part
+        if target.is_symlink():
+            target.unlink()
+    return target
+
+
 def write_inputs(workdir: Path, files: dict[str, InputFile], data: Path) -> None:
-    """Write each input file (parents created) into ``workdir``."""
+    """Write each input file (parents created) into ``workdir``, as a regular file where a
+    previous step left a symbolic link."""
     for name, spec in files.items():
-        target = workdir / name
+        target = _unlinked(workdir, name)
         target.parent.mkdir(parents=True, exist_ok=True)
         WRITERS[type(spec)](target, spec, data)
 

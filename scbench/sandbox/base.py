@@ -158,12 +158,21 @@ class Sandbox(ABC):
                 os.lchown(os.path.join(root, name), *self.owner)
 
     def copy_in(self, source: Path, target: Path) -> None:
-        """Copy the file or tree ``source`` of the host to ``target`` in the sandbox."""
-        (shutil.copytree if source.is_dir() else shutil.copy2)(source, target)
+        """Copy the file or tree ``source`` of the host to ``target`` in the sandbox (links as links)."""
+        copy(source, target)
 
     def copy_out(self, source: Path, target: Path) -> None:
-        """Copy the file or tree ``source`` of the sandbox to ``target`` on the host."""
-        (shutil.copytree if source.is_dir() else shutil.copy2)(source, target)
+        """Copy the file or tree ``source`` of the sandbox to ``target`` on the host; a link the run
+        left is copied as a link, never followed on the host."""
+        copy(source, target)
+
+
+def copy(source: Path, target: Path) -> None:
+    """Copy the file or tree ``source`` to ``target``, symbolic links as links (none followed)."""
+    if source.is_dir() and not source.is_symlink():
+        shutil.copytree(source, target, symlinks=True)
+    else:
+        shutil.copy2(source, target, follow_symlinks=False)
 
 
 def host_variables(names: Iterable[str]) -> dict[str, str]:

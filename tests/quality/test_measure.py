@@ -27,3 +27,16 @@ def test_delta_is_after_minus_before() -> None:
     assert change["verbose_lines"] == 2 - 6
     assert change["erosion"] == after.erosion - before.erosion
     assert list(change) == list(before.scalars())
+
+
+def test_a_symbolic_link_is_neither_read_nor_entered(tmp_path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("x = 1\ny = 2\n")
+    snapshot = tmp_path / "snapshot"
+    snapshot.mkdir()
+    (snapshot / "main.py").write_text("print(1)\n")
+    (snapshot / "linked.py").symlink_to(outside / "secret.py")
+    (snapshot / "package").symlink_to(outside, target_is_directory=True)
+    report = measure(snapshot)
+    assert (report.files, report.loc) == (1, 1)
