@@ -22,6 +22,7 @@ from scbench.grade.http import grade_http_step
 from scbench.grade.show import excerpt
 from scbench.problem.bundle import Bundle, CompiledCase
 from scbench.quality.measure import delta, measure
+from scbench.quality.model import QualityReport
 from scbench.results import CaseResult, RunResults, StepResult, Summary
 from scbench.run.cli_case import run_cli_case
 from scbench.run.context import RunContext
@@ -189,17 +190,20 @@ def evaluate(bundle: Bundle, number: int, target: Target, jobs: int | None = Non
     return evaluation.results(cases)
 
 
-def quality_of(snapshot: Path, previous: Path | None = None) -> dict:
+def quality_of(snapshot: Path, previous: Path | None = None, measured: Callable[[Path], QualityReport] = measure,
+               ) -> dict:
     """The snapshot's erosion and verbosity (and their parts), plus ``delta`` (after minus before,
-    per figure) from the ``previous`` checkpoint's snapshot: the ``quality`` of :class:`RunResults`."""
-    report = measure(snapshot)
-    change = delta(measure(previous), report) if previous is not None else None
+    per figure) from the ``previous`` checkpoint's snapshot: the ``quality`` of :class:`RunResults`.
+    ``measured`` measures one snapshot (a batch passes a cached :func:`measure`)."""
+    report = measured(snapshot)
+    change = delta(measured(previous), report) if previous is not None else None
     return {**report.to_dict(), "delta": change}
 
 
-def with_quality(results: RunResults, snapshot: Path, previous: Path | None = None) -> RunResults:
+def with_quality(results: RunResults, snapshot: Path, previous: Path | None = None,
+                 measured: Callable[[Path], QualityReport] = measure) -> RunResults:
     """``results`` with :func:`quality_of` the snapshot recorded."""
-    return results.model_copy(update={"quality": quality_of(snapshot, previous)})
+    return results.model_copy(update={"quality": quality_of(snapshot, previous, measured)})
 
 
 def evaluate_measured(run: Callable[[], RunResults], snapshot: Path, previous: Path | None = None) -> RunResults:

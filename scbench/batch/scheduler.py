@@ -5,7 +5,8 @@ of the next job (set up, sandbox started) whenever fewer cases are queued than t
 workers, so every worker stays busy from the first case to the last and no job leaves an idle
 tail. Cases of a job are queued in suite order and taken first in, first out, so jobs finish in
 plan order and few sandboxes are open at once. The worker that finishes a job's last case
-stops its sandbox, measures its quality and hands the outcome on (the store writes it).
+stops its sandbox, measures its quality and hands the outcome on (the store writes it). A
+snapshot is measured once, though it is a job's solution and the next checkpoint's previous.
 
 Interrupted (``KeyboardInterrupt`` in the thread calling :meth:`Scheduler.run`), the scheduler
 starts nothing new, lets the running cases finish, stops every sandbox and re-raises; jobs
@@ -18,13 +19,18 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 
 from scbench.batch.resolve import Job
 from scbench.evaluate import Evaluation, with_quality
 from scbench.problem.bundle import Bundle
+from scbench.quality.measure import measure
 from scbench.results import CaseResult, RunResults
 from scbench.run.tracks import SetupError
+
+MEASURED = 64
+"""Quality reports a scheduler keeps, newest first: jobs finish about in plan order, so a job's
+previous snapshot was measured as the job before's solution a moment ago."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,7 @@ class Scheduler:
         self.stopping = False
         self.failure: BaseException | None = None
         self.lock = threading.Condition()
+        self.measured = lru_cache(maxsize=MEASURED)(measure)
 
     def run(self) -> None:
         """Run every job to its outcome (or until interrupted); returns when all are done."""
@@ -154,7 +161,8 @@ class Scheduler:
             self.opened.remove(opened)
         opened.evaluation.__exit__(None, None, None)
         results = opened.evaluation.results([case for case in opened.cases if case is not None])
-        self.hooks.done(Outcome(opened.job, with_quality(results, opened.job.target.solution, opened.job.previous)))
+        self.hooks.done(Outcome(opened.job, with_quality(results, opened.job.target.solution, opened.job.previous,
+                                                         self.measured)))
 
 
 def run_local(jobs: list[Job], bundles: dict[str, Bundle], workers: int, hooks: Hooks,
