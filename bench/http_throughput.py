@@ -1,11 +1,14 @@
 """Requests per second of the HTTP case runner against a trivial server, as a ratio to a
 plain httpx loop against the same server in the same process.
 
-    python bench/http_throughput.py [--requests 400]
+    python bench/http_throughput.py [--requests 400] [--sandbox local|bwrap|docker]
 
-The server is tests/fixtures/notes' Python reference. The runner's figure includes grading
-each response and excludes server start-up: it is the difference between the best of three
-cases of N+1 steps and the best of three cases of 1 step.
+The server is tests/fixtures/notes' Python reference; every request is a POST with a JSON body
+(its headers and body go out as two writes, as a case's requests do). The runner's server runs
+in the ``--sandbox`` level (default ``local``), so its figure includes that level's port relay;
+the plain loop's server always runs on the host. The runner's figure includes grading each
+response and excludes server start-up: it is the difference between the best of three cases of
+N+1 steps and the best of three cases of 1 step.
 """
 
 from __future__ import annotations
@@ -22,11 +25,13 @@ from scbench.problem.model import HttpCase, HttpExpectation, HttpRequest, HttpSt
 from scbench.run.context import RunContext
 from scbench.run.http_case import run_http_case
 from scbench.run.server import HOST, free_port
+from scbench.sandbox.base import choose
 from scbench.sandbox.process import HostProcess, base_environment
 
 SERVER = Path(__file__).resolve().parent.parent / "tests/fixtures/notes/solutions/python/checkpoint_1/notes.py"
-STEP = HttpStep(request=HttpRequest(path="/notes/1"),
-                expect=HttpExpectation(status=404, body=OutputExpectation(format="json", value={"error": "not found"})))
+NOTE = {"text": "hello"}
+STEP = HttpStep(request=HttpRequest(method="POST", path="/notes", json=NOTE),
+                expect=HttpExpectation(status=201, body=OutputExpectation(format="json", value={**NOTE, "id": "[..]"})))
 
 
 def runner_seconds(steps: int, ctx: RunContext) -> float:
@@ -50,7 +55,7 @@ def plain_seconds(requests: int) -> float:
                 time.sleep(0.05)
         started = time.perf_counter()
         for _ in range(requests):
-            response = client.get("/notes/1")
+            response = client.post("/notes", json=NOTE)
             response.json()
         elapsed = time.perf_counter() - started
     server.kill()
@@ -60,11 +65,15 @@ def plain_seconds(requests: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=400)
-    requests = parser.parse_args().requests
-    ctx = RunContext(entry=[sys.executable, str(SERVER)], data=Path("/tmp"))
-    runner = min(runner_seconds(requests + 1, ctx) for _ in range(3)) - min(runner_seconds(1, ctx) for _ in range(3))
+    parser.add_argument("--sandbox", default="local", help="the level the runner's server runs in [default: local]")
+    args = parser.parse_args()
+    requests = args.requests
+    with choose(args.sandbox)(visible=[SERVER.parent]) as sandbox:
+        ctx = RunContext(entry=[sandbox.python, str(SERVER)], data=Path("/tmp"), sandbox=sandbox)
+        runner = (min(runner_seconds(requests + 1, ctx) for _ in range(3))
+                  - min(runner_seconds(1, ctx) for _ in range(3)))
     plain = min(plain_seconds(requests) for _ in range(3))
-    print(f"{requests} sequential requests against a trivial server")
+    print(f"{requests} sequential POST requests against a trivial server, the runner's in {args.sandbox}")
     print(f"runner, requests graded (best of 3) {requests / runner:8.0f} req/s")
     print(f"plain httpx loop (best of 3)        {requests / plain:8.0f} req/s")
     print(f"runner / plain throughput ratio     {plain / runner:8.3f}")
