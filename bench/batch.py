@@ -1,7 +1,7 @@
 """``scbench batch`` against its floor and against a shell loop of ``scbench eval`` processes, in one
 run, on the shipped problems' reference solutions (every track, every checkpoint).
 
-    python bench/batch.py [--sandbox S] [--jobs N] [--problem NAME ...] [--rounds N]
+    python bench/batch.py [--sandbox S] [--jobs N] [--loop-jobs N] [--problem NAME ...] [--rounds N]
 
 1. Every reference is set up once first (the setup cache all three runs share; not measured).
 2. floor: every evaluation run alone, one case at a time, in this process. A solution's process
@@ -10,7 +10,9 @@ run, on the shipped problems' reference solutions (every track, every checkpoint
    perfect scheduler with no harness at all.
 3. batch: ``scbench batch PLAN --rerun`` as one process (its wall includes its own startup).
 4. loop: ``bash`` running one ``scbench eval`` process per evaluation (``--previous`` as batch
-   has it, default ``-j``), one after the other.
+   has it, ``-j`` as batch's), one after the other.
+5. with ``--loop-jobs N``, also that loop with ``-j N`` for each eval (``--loop-jobs 1``:
+   SlopCodeBench's default of one worker).
 
 With ``--rounds N`` the three are measured N times in turn and the fastest of each kept (the
 machine's other load only ever slows a run down).
@@ -107,6 +109,7 @@ def main() -> None:
     parser.add_argument("--sandbox", help="sandbox level for every run [default: the first available]")
     parser.add_argument("--jobs", "-j", type=int,
                         help="cases at once, for batch and each eval [default: CPU count + 1]")
+    parser.add_argument("--loop-jobs", type=int, help="also time the loop with this -j for each eval")
     parser.add_argument("--problem", action="append", choices=PROBLEMS, help="only this problem (repeatable)")
     parser.add_argument("--rounds", type=int, default=1, help="measure each N times, in turn, and keep the fastest")
     args = parser.parse_args()
@@ -125,15 +128,20 @@ def main() -> None:
                 "batch": lambda: wall([*SCBENCH, "batch", str(work / "plan.yaml"), "--out", str(work / "batch"),
                                        "--rerun", *jobs_option]),
                 "loop": lambda: wall(["bash", str(work / "loop.sh")])}
+        if args.loop_jobs:
+            (work / "loop-j.sh").write_text(loop_script(jobs, args.sandbox, ["-j", str(args.loop_jobs)], work / "j"))
+            runs[f"loop -j {args.loop_jobs}"] = lambda: wall(["bash", str(work / "loop-j.sh")])
         best: dict[str, float] = {}
         for _ in range(args.rounds):
             for name, run in runs.items():
                 best[name] = min(best.get(name, float("inf")), run())
-                print(f"  {name:6} {best[name]:7.2f} s (fastest so far)", flush=True)
+                print(f"  {name:9} {best[name]:7.2f} s (fastest so far)", flush=True)
     floor_s, batch_s, loop_s = best["floor"], best["batch"], best["loop"]
     print(f"floor (solution process time / cores)  {floor_s:7.2f} s")
     print(f"scbench batch                          {batch_s:7.2f} s   {batch_s / floor_s:.2f}x floor")
     print(f"loop of scbench eval                   {loop_s:7.2f} s   {loop_s / batch_s:.2f}x batch")
+    for name in best.keys() - {"floor", "batch", "loop"}:
+        print(f"{'loop of scbench eval' + name[4:]:38} {best[name]:7.2f} s   {best[name] / batch_s:.2f}x batch")
     print(f"goals: batch <= 1.2 x floor + 2 s ({1.2 * floor_s + 2:.2f} s): {batch_s <= 1.2 * floor_s + 2}; "
           f"loop >= 2 x batch: {loop_s >= 2 * batch_s}")
     print(f"batch_wall_s={batch_s:.2f} floor_s={floor_s:.2f} loop_wall_s={loop_s:.2f}")
