@@ -190,8 +190,8 @@ def evaluate(bundle: Bundle, number: int, target: Target, jobs: int | None = Non
     return evaluation.results(cases)
 
 
-def quality_of(snapshot: Path, previous: Path | None = None, measured: Callable[[Path], QualityReport] = measure,
-               ) -> dict:
+def quality_of(snapshot: Path, previous: Path | None = None,
+               measured: Callable[[Path], QualityReport] = measure) -> dict:
     """The snapshot's erosion and verbosity (and their parts), plus ``delta`` (after minus before,
     per figure) from the ``previous`` checkpoint's snapshot: the ``quality`` of :class:`RunResults`.
     ``measured`` measures one snapshot (a batch passes a cached :func:`measure`)."""

@@ -125,8 +125,8 @@ class Prepared:
 
 
 def prepare(solution: Path, track_name: str, entry_file: str, level: type[Sandbox] = Local) -> Prepared:
-    """Copy ``solution`` into the cache (its links as links), run ``track_name``'s setup once in a sandbox of
-    ``level``, return the entry.
+    """Copy ``solution`` into the cache (its links as links), run ``track_name``'s setup once in
+    a sandbox of ``level``, return the entry.
 
     Raises ``KeyError`` for an unknown track and :class:`SetupError` when the solution lacks
     the track's ``requires`` file or its setup fails.
