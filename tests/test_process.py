@@ -79,12 +79,15 @@ def test_a_signal_death_is_named(sandbox, workdir):
 
 
 def test_a_descendant_with_an_empty_environment_dies_with_its_run_except_under_local(sandbox, workdir):
+    # The main process waits until the grandchild has exec'd (no marker left to find it by); the
+    # grandchild's shell outlives its first sleep, so killing only its child would not do.
     marker = f"scbench-test-{uuid.uuid4().hex}"
     script = ("import os, sys\n"
               "if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
-              f"        os.execve('/bin/sh', ['sh', '-c', 'sleep 30; echo {marker}'], {{}})\n"
+              f"        os.execve('/bin/sh', ['sh', '-c', 'sleep 30; sleep 30; echo {marker}'], {{}})\n"
               "    os._exit(0)\n"
-              "os.wait()\n")
+              "os.wait()\n"
+              "import time; time.sleep(0.5)\n")
     result = run(sandbox, workdir, script, 10.0)
     leftovers = processes_with(marker)
     for pid in leftovers:

@@ -70,15 +70,16 @@ def container_processes(container_id: str) -> dict[int, tuple[int, str | None]]:
 
 
 def kill_unmarked(container_id: str, marker: str) -> None:
-    """SIGKILL, with their descendants, the processes without a marker whose parent in the
-    container is the container's own (its init), one of the ended run's (``marker``) or exiting:
-    descendants of the run ``marker`` that cleared their environment. Other runs are spared:
-    their processes descend from an ``exec`` (whose parent is outside the container, also while
-    it starts and has no marker yet) or from a process with their marker."""
+    """SIGKILL, with their descendants, the processes without a marker (another environment, or
+    none: an empty one reads as :data:`EXITING`) whose parent in the container is the container's
+    own (its init), one of the ended run's (``marker``) or exiting: descendants of the run
+    ``marker`` that cleared their environment. Other runs are spared: their processes descend
+    from an ``exec`` (whose parent is outside the container, also while it starts and has no
+    marker yet) or from a process with their marker."""
     processes = container_processes(container_id)
     ended = {EXITING, marker, "container"}
     doomed = [pid for pid, (parent, mark) in processes.items()
-              if mark is None and parent in processes and processes[parent][1] in ended]
+              if mark in (None, EXITING) and parent in processes and processes[parent][1] in ended]
     while doomed:
         pid = doomed.pop()
         with contextlib.suppress(ProcessLookupError):
