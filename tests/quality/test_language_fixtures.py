@@ -47,7 +47,7 @@ def test_go() -> None:
     # erosion = 11*sqrt(24) / (11*sqrt(24) + 2*sqrt(7) + 2*sqrt(8) + 1 + 3*3 + 3*3)
     eroded = 11 * sqrt(24)
     assert report.erosion == pytest.approx(eroded / (eroded + 2 * sqrt(7) + 2 * sqrt(8) + 19), rel=1e-12)
-    # LOC = 24 + "package" 1 + "type Cart" 1 + 7 + 8 + 9 + 9 = 59. No Go rules. Clones (6 lines, >= 30 tokens):
+    # LOC = 24 + "package" 1 + "type Cart" 1 + 7 + 8 + 9 + 9 = 59. No Go rule fires. Clones (6 lines, >= 30 tokens):
     # window 48-53 (10+3+8+5+3+1 = 30 tokens) recurs at 58-63, and window 46,48-52 ("}" + 29 tokens) at
     # 56,58-62, so clone lines = {46, 48..53} and {56, 58..63} = 14 -> verbosity 14 / 59
     assert [(p.first, p.second) for p in report.clones] == [(("shop.go", 46, 53), ("shop.go", 56, 63))]

@@ -1,33 +1,59 @@
-"""Every AST-grep rule matches each of its ``invalid`` examples and none of its ``valid`` ones."""
+"""Every AST-grep rule matches each of its ``invalid`` examples and none of its ``valid`` ones, in every language
+whose table runs its directory (the javascript rules also run on TypeScript and TSX files)."""
 
 import pytest
+import yaml
 from ast_grep_py import SgRoot
 
 from scbench.paths import RULES
 from scbench.quality.rules import Rule, load_rules
+from scbench.quality.tables import load_tables
 
 RULE_DIRS = tuple(sorted(path.name for path in RULES.iterdir() if path.is_dir()))
 ALL_RULES = load_rules(RULE_DIRS)
+RUN_AS = {directory: sorted({t.ast_grep for t in load_tables() if directory in t.rules}) for directory in RULE_DIRS}
+"""Rule directory -> the ast-grep languages of the tables that run it."""
+MIN_RULES = {"python": 60, "javascript": 25, "go": 25}
+TWO_EXAMPLES_EACH = ("go", "rust", "java", "typescript")
+"""Directories whose rules carry at least two valid and two invalid examples each."""
 
 
-def _count(rule: Rule, code: str) -> int:
-    return len(rule.matches(SgRoot(code, rule.language).root()))
+def _count(rule: Rule, code: str, language: str) -> int:
+    return len(rule.matches(SgRoot(code, language).root()))
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: f"{rule.source.parent.name}/{rule.id}")
 def test_rule_examples(rule: Rule) -> None:
     assert rule.valid and rule.invalid
-    assert [_count(rule, code) > 0 for code in rule.invalid] == [True] * len(rule.invalid)
-    assert [_count(rule, code) for code in rule.valid] == [0] * len(rule.valid)
+    for language in RUN_AS[rule.source.parent.name]:
+        assert [_count(rule, code, language) > 0 for code in rule.invalid] == [True] * len(rule.invalid), language
+        assert [_count(rule, code, language) for code in rule.valid] == [0] * len(rule.valid), language
 
 
 def test_rule_ids_match_file_names_and_languages_match_directories() -> None:
     assert [rule.source.stem for rule in ALL_RULES] == [rule.id for rule in ALL_RULES]
     assert {rule.language for rule in ALL_RULES} == set(RULE_DIRS)
+    assert all(RUN_AS[directory] for directory in RULE_DIRS)
 
 
-def test_rule_counts() -> None:
+def test_rule_counts_and_examples() -> None:
     counts = {name: len(load_rules((name,))) for name in RULE_DIRS}
-    assert counts["python"] >= 60
-    assert counts["javascript"] >= 25
+    assert {name: counts[name] >= least for name, least in MIN_RULES.items()} == dict.fromkeys(MIN_RULES, True)
+    thin = [r.id for r in ALL_RULES if r.language in TWO_EXAMPLES_EACH and min(len(r.valid), len(r.invalid)) < 2]
+    assert thin == []
 
+
+def _duplicate_keys(node: yaml.Node) -> list[str]:
+    if isinstance(node, yaml.MappingNode):
+        keys = [key.value for key, _ in node.value]
+        found = [f"line {node.start_mark.line + 1}: {k}" for k in sorted(set(keys)) if keys.count(k) > 1]
+        return found + [d for _, value in node.value for d in _duplicate_keys(value)]
+    if isinstance(node, yaml.SequenceNode):
+        return [d for item in node.value for d in _duplicate_keys(item)]
+    return []
+
+
+def test_no_rule_repeats_a_key() -> None:
+    """YAML keeps the last of two equal keys: a second ``not:`` would silently replace the first."""
+    repeated = {r.id: _duplicate_keys(yaml.compose(r.source.read_text())) for r in ALL_RULES}
+    assert {rule: keys for rule, keys in repeated.items() if keys} == {}
