@@ -13,7 +13,7 @@ RULE_DIRS = tuple(sorted(path.name for path in RULES.iterdir() if path.is_dir())
 ALL_RULES = load_rules(RULE_DIRS)
 RUN_AS = {directory: sorted({t.ast_grep for t in load_tables() if directory in t.rules}) for directory in RULE_DIRS}
 """Rule directory -> the ast-grep languages of the tables that run it."""
-MIN_RULES = {"python": 60, "javascript": 25, "go": 25, "rust": 25, "java": 25}
+MIN_RULES = {"python": 60, "javascript": 25, "go": 25, "rust": 25, "java": 25, "typescript": 25}
 TWO_EXAMPLES_EACH = ("go", "rust", "java", "typescript")
 """Directories whose rules carry at least two valid and two invalid examples each."""
 
