@@ -72,3 +72,10 @@ def test_js_and_ts_callables_bound_to_a_name_take_that_name() -> None:
     for language in ("javascript", "typescript"):
         names = [c.name for c in languages().get(language).facts("a.js", source).callables]
         assert names == ["add", "f", "obj.on", "run", "inner", "field", "m", "<anonymous>"], language
+
+
+@pytest.mark.parametrize("language", ["python", "javascript", "typescript", "go", "rust", "java"])
+def test_calibration_program_idiomatic_is_unflagged_and_verbose_is_flagged(language: str) -> None:
+    """The stock-report program of bench/verbosity_calibration.py: no rule fires on its idiomatic form."""
+    assert measure(FIXTURES / "calibration" / "idiomatic" / language).flags == ()
+    assert measure(FIXTURES / "calibration" / "verbose" / language).flagged_lines >= 15
