@@ -4,7 +4,7 @@ import pytest
 from ast_grep_py import SgRoot
 
 from scbench.paths import RULES
-from scbench.quality.rules import Rule, load_rules
+from scbench.quality.astgrep import Rule, load_rules
 
 RULE_DIRS = tuple(sorted(path.name for path in RULES.iterdir() if path.is_dir()))
 ALL_RULES = load_rules(RULE_DIRS)
