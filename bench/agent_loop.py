@@ -21,7 +21,7 @@ from scbench.agent.invoke import Call
 from scbench.agent.loop import Experiment, run_problem
 from scbench.agent.table import agents
 from scbench.problem.loader import load
-from scbench.sandbox.base import choose
+from scbench.sandbox.registry import choose
 
 ROOT = Path(__file__).resolve().parent.parent
 

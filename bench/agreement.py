@@ -36,7 +36,7 @@ from pathlib import Path
 
 import yaml
 
-from scbench.evaluate import Target, evaluate
+from scbench.evaluate.session import Target, evaluate
 from scbench.problem.bundle import Bundle
 from scbench.problem.diagnostics import ProblemError
 from scbench.problem.loader import load

@@ -34,10 +34,10 @@ from pathlib import Path
 
 import yaml
 
-from scbench.check import references
-from scbench.evaluate import Target, evaluate
+from scbench.check.session import references
+from scbench.evaluate.session import Target, evaluate
 from scbench.problem.loader import load
-from scbench.sandbox.base import choose
+from scbench.sandbox.registry import choose
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEMS = tuple(sorted(path.name for path in (ROOT / "problems").iterdir() if (path / "config.yaml").is_file()))

@@ -25,8 +25,8 @@ from scbench.problem.model import HttpCase, HttpExpectation, HttpRequest, HttpSt
 from scbench.run.context import RunContext
 from scbench.run.http_case import run_http_case
 from scbench.run.server import HOST, free_port
-from scbench.sandbox.base import choose
 from scbench.sandbox.process import HostProcess, base_environment
+from scbench.sandbox.registry import choose
 
 SERVER = Path(__file__).resolve().parent.parent / "tests/fixtures/notes/solutions/python/checkpoint_1/notes.py"
 NOTE = {"text": "hello"}

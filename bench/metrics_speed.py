@@ -27,7 +27,7 @@ from tree_sitter import Language, Parser
 
 from scbench.quality.languages import languages
 from scbench.quality.measure import discover, measure
-from scbench.quality.rules import flag, load_rules
+from scbench.quality.astgrep import flag, load_rules
 
 TARGET_LOC = 4000
 TARGET_S = 0.5

@@ -12,7 +12,7 @@ import argparse
 import time
 from pathlib import Path
 
-from scbench.mutants import mutation_score
+from scbench.check.mutants import mutation_score
 from scbench.problem.loader import load
 
 

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from scbench.evaluate import run_case
+from scbench.evaluate.session import run_case
 from scbench.problem.compiler import compile_problem
 from scbench.run.context import RunContext, fill
 from scbench.run.tracks import prepare

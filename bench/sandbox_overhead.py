@@ -17,11 +17,11 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from scbench.evaluate import limits_of, run_case
+from scbench.evaluate.session import limits_of, run_case
 from scbench.problem.compiler import compile_problem
 from scbench.run.context import RunContext
 from scbench.run.tracks import prepare
-from scbench.sandbox.base import registry
+from scbench.sandbox.registry import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEMS = {"cli": "code_search", "http": "dynamic_config_service_api"}

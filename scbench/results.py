@@ -8,7 +8,7 @@ least one of its checkpoints is strict-solved.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -82,6 +82,53 @@ class Summary(Model):
                    strict=own_ok and counts["regression"].passed == counts["regression"].total)
 
 
+class TopCallable(Model):
+    """One of the heaviest callables of a snapshot: where it is, its CC, SLOC and mass (CC x sqrt(SLOC))."""
+
+    path: str
+    name: str
+    line: int
+    end_line: int
+    cc: int
+    sloc: int
+    mass: float
+
+
+class ClonePairRecord(Model):
+    """Two occurrences of the same normalized code, each ``[path, first line, last line]`` (1-based)."""
+
+    first: tuple[str, int, int]
+    second: tuple[str, int, int]
+
+
+class SkippedFile(Model):
+    """A file quality measurement passed over, and why (a syntax error, a size over the limit, ...)."""
+
+    path: str
+    reason: str
+
+
+class Quality(Model):
+    """Erosion and verbosity of the graded snapshot, their parts (SlopCodeBench paper eq. 2-4; the fields of
+    :class:`scbench.quality.model.QualityReport`), the evidence behind them, and ``delta`` (after minus before,
+    per scalar) from the previous checkpoint's snapshot, when there is one."""
+
+    erosion: float
+    verbosity: float
+    total_mass: float
+    eroded_mass: float
+    loc: int
+    flagged_lines: int
+    clone_lines: int
+    verbose_lines: int
+    files: int
+    top_callables: list[TopCallable] = []
+    flags_by_rule: dict[str, int] = {}
+    clone_pairs: list[ClonePairRecord] = []
+    skipped: list[SkippedFile] = []
+    delta: dict[str, float] | None = None
+
+
 class RunResults(Model):
     """``results.json``: one solution evaluated at one checkpoint: what ran, how, and its verdicts."""
 
@@ -100,4 +147,4 @@ class RunResults(Model):
     duration_s: float
     summary: Summary
     cases: list[CaseResult]
-    quality: dict[str, Any] | None = Field(None, description="erosion, verbosity and their parts, with delta")
+    quality: Quality | None = Field(None, description="erosion, verbosity and their parts, with delta")

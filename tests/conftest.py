@@ -102,7 +102,7 @@ REQUIRED_LEVELS = set(filter(None, os.environ.get("SCBENCH_REQUIRE_SANDBOXES", "
 def sandbox_levels() -> list:
     """One pytest param per sandbox level, skipped (with the reason) where this machine lacks it,
     unless the level is in ``SCBENCH_REQUIRE_SANDBOXES``."""
-    from scbench.sandbox.base import registry
+    from scbench.sandbox.registry import registry
     return [pytest.param(name, marks=pytest.mark.skipif(bool(level.unavailable()) and name not in REQUIRED_LEVELS,
                                                         reason=level.unavailable()))
             for name, level in registry().items()]
@@ -111,7 +111,7 @@ def sandbox_levels() -> list:
 @pytest.fixture(scope="module", params=sandbox_levels())
 def sandbox(request):
     """A started sandbox of each level present (one per test module), with the default limits."""
-    from scbench.sandbox.base import registry
+    from scbench.sandbox.registry import registry
     with registry()[request.param](parallel=2) as box:
         yield box
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from conftest import KV, ROOT, comparable, evaluations_in, kv_plan, replace_in, scbench, write_plan
-from scbench.agent.rundir import read_run, write_run
-from scbench.evaluate import Target, evaluate, with_quality
+from scbench.evaluate.session import Target, evaluate, with_quality
 from scbench.problem.compiler import compile_problem
+from scbench.rundir import read_run, write_run
 
 
 def results_of(out: Path, key: str) -> dict:

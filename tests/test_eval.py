@@ -9,11 +9,11 @@ from xml.etree import ElementTree
 import pytest
 
 from conftest import FIXTURES, ROOT, replace_in, scbench
-from scbench.evaluate import Target, evaluate
-from scbench.mutants import mutation_score
+from scbench.check.mutants import mutation_score
+from scbench.evaluate.junit import write_junit
+from scbench.evaluate.session import Target, evaluate
 from scbench.problem.compiler import compile_problem
 from scbench.problem.diagnostics import ProblemError
-from scbench.report.junit import write_junit
 from scbench.run.tracks import prepare
 
 CODE_SEARCH = ROOT / "problems" / "code_search"

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, processes_with, scbench
-from scbench.evaluate import Target, evaluate
+from scbench.evaluate.session import Target, evaluate
 from scbench.problem.compiler import compile_problem
 
 SERVERS = FIXTURES / "servers"

@@ -1,7 +1,7 @@
 """Agent prompts render a checkpoint's spec for a track inside a template."""
 
 from conftest import ROOT, scbench
-from scbench.prompts import track_words
+from scbench.prompts.render import track_words
 from scbench.run.tracks import tracks
 
 

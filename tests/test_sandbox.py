@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, ROOT, sandbox_levels, scbench
-from scbench.evaluate import limits_of
+from scbench.evaluate.session import limits_of
 from scbench.problem.compiler import compile_problem
 from scbench.sandbox import relay
-from scbench.sandbox.base import HOST, host_variables, registry
+from scbench.sandbox.base import HOST, host_variables
 from scbench.sandbox.cgroup import hierarchies
 from scbench.sandbox.limits import Limits
 from scbench.sandbox.process import base_environment
+from scbench.sandbox.registry import registry
 
 PROCESS_BOUND = {"local": False, "bwrap": bool(hierarchies()), "docker": True}
 """Whether a level bounds the number of processes of a run: local does not (its documented gap),
@@ -101,7 +102,7 @@ def test_the_level_used_is_recorded_in_the_results(kv, tmp_path, level):
                    "--out", tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     recorded = json.loads((tmp_path / "results.json").read_text())["sandbox"]
-    assert recorded == registry()[level]().level
+    assert recorded == registry()[level]().description
     assert f"sandbox {recorded}" in done.stdout
 
 

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from scbench.agent.snapshot import redact
 from scbench.agent.table import BUILTINS, Agent
-from scbench.agent.usage import PARSERS, Spend, Usage
+from scbench.agent.usage import PARSERS
+from scbench.rundir import Spend, Usage
 from scbench.sandbox.base import Sandbox, host_variables
 from scbench.sandbox.limits import Limits
 from scbench.sandbox.process import Process, ProcessResult, base_environment

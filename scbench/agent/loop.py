@@ -3,7 +3,7 @@
 Fresh workspace at checkpoint 1; at each checkpoint the agent gets only the rendered prompt and its
 own previous workspace (paper section 2.2), in a fresh sandbox of the level the cases run in; then
 the workspace is snapshotted, diffed against the previous snapshot, graded with regressions and
-measured (:func:`scbench.evaluate.evaluate`, :func:`scbench.evaluate.with_quality`). An agent that
+measured (:func:`scbench.evaluate.session.evaluate`, :func:`scbench.evaluate.session.with_quality`). An agent that
 crashes, times out or passes the cost limit ends the run: that checkpoint and the rest stay
 unsolved, with the reason. ``resume`` continues after the last complete checkpoint; a checkpoint
 whose prompt changed runs again with every later one, one whose grading inputs changed is graded
@@ -23,22 +23,22 @@ from pathlib import Path
 from scbench.about import version
 from scbench.agent import snapshot
 from scbench.agent.invoke import Call, Outcome, call_agent
-from scbench.agent.rundir import (
+from scbench.evaluate.junit import write_junit
+from scbench.evaluate.session import Target, evaluate, with_quality
+from scbench.problem.bundle import Bundle
+from scbench.prompts.render import render_prompt
+from scbench.run.tracks import SetupError
+from scbench.rundir import (
     COMPLETE,
     CheckpointRecord,
     RunRecord,
+    Usage,
     checkpoint_dir,
     read_run,
     sha256,
     suite_digest,
     write_run,
 )
-from scbench.agent.usage import Usage
-from scbench.evaluate import Target, evaluate, with_quality
-from scbench.problem.bundle import Bundle
-from scbench.prompts import render_prompt
-from scbench.report.junit import write_junit
-from scbench.run.tracks import SetupError
 
 
 class RunDirError(Exception):
@@ -250,7 +250,7 @@ def _stop(session: Session, reason: str, after: int) -> None:
 def run_problem(run_dir: Path, bundle: Bundle, experiment: Experiment, resume: bool = False,
                 log: Callable[[str], None] = lambda line: None) -> RunRecord:
     """Run ``experiment``'s agent through every checkpoint of ``bundle`` into ``run_dir`` (layout:
-    :mod:`scbench.agent.rundir`) and return the final record. Raises :class:`RunDirError` (see
+    :mod:`scbench.rundir`) and return the final record. Raises :class:`RunDirError` (see
     :func:`open_run`)."""
     record = open_run(run_dir, bundle, experiment, resume, log)
     record.stop_reason = None

@@ -1,4 +1,5 @@
-"""What one checkpoint of an agent cost: ``usage.json``, and the parsers that read it from an agent's output.
+"""The parsers that read what one checkpoint of an agent cost (``usage.json``, :class:`scbench.rundir.Usage`)
+from the agent's output.
 
 A parser takes the agent's raw standard output (bytes) and returns :class:`Spend`: tokens in (every
 input token, cached ones included), tokens out and dollars, each ``None`` where the stream does not
@@ -10,24 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 
-from pydantic import BaseModel, ConfigDict, Field
-
-
-class Spend(BaseModel):
-    """Tokens in and out and cost in US dollars; ``None`` where unknown."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    cost_usd: float | None = None
-
-
-class Usage(Spend):
-    """``usage.json``: the spend of one checkpoint, the agent's wall time in seconds, and the
-    parser that read the spend (``none``: the agent's output says nothing of it)."""
-
-    wall_s: float | None = Field(None, description="wall-clock seconds the agent ran")
-    parser: str = "none"
+from scbench.rundir import Spend
 
 
 def json_lines(output: bytes) -> Iterator[dict]:

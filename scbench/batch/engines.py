@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from scbench.batch.ray_engine import run_ray
 from scbench.batch.scheduler import run_local
-from scbench.evaluate import default_jobs
+from scbench.evaluate.session import default_jobs
 
 
 @dataclass(frozen=True)

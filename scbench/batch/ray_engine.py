@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from scbench.batch.resolve import Job
-from scbench.batch.scheduler import Hooks, Outcome, run_local
+from scbench.batch.scheduler import Hooks, JobOutcome, run_local
 from scbench.problem.bundle import Bundle
 from scbench.run.tracks import solution_files
 
@@ -67,14 +67,14 @@ class Shipment:
 class Returned:
     """What a task sends back: the outcome of its job on the node, and the node's Ray id."""
 
-    outcome: Outcome
+    outcome: JobOutcome
     node: str
 
 
 def evaluate_shipment(bundle: Bundle, shipment: Shipment, workers: int) -> Returned:
     """The body of one Ray task (runs on a node): unpack, run the local engine on the one job."""
     import ray
-    outcomes: list[Outcome] = []
+    outcomes: list[JobOutcome] = []
     with tempfile.TemporaryDirectory(prefix="scbench-ray-") as scratch:
         job = shipment.job
         previous = unpack(shipment.previous, Path(scratch) / "previous") if shipment.previous is not None else None
@@ -83,7 +83,7 @@ def evaluate_shipment(bundle: Bundle, shipment: Shipment, workers: int) -> Retur
         run_local([local], {job.problem: bundle}, workers, Hooks(outcomes.append))
     outcome = outcomes[0]
     results = outcome.results and outcome.results.model_copy(update={"solution": str(job.target.solution)})
-    return Returned(Outcome(job, results, outcome.error), ray.get_runtime_context().get_node_id())
+    return Returned(JobOutcome(job, results, outcome.error), ray.get_runtime_context().get_node_id())
 
 
 def _connect(ray, address: str | None) -> None:

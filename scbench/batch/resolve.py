@@ -15,9 +15,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scbench.agent.rundir import COMPLETE, RunRecord, checkpoint_dir
 from scbench.batch.plan import CHECKPOINT, Plan, SolutionEntry
-from scbench.evaluate import Target
+from scbench.evaluate.session import Target
 from scbench.problem.bundle import Bundle
 from scbench.problem.diagnostics import Diagnostic, ProblemError, where_of
 from scbench.problem.loader import load
@@ -25,6 +24,7 @@ from scbench.problem.model import CASE_ID
 from scbench.problem.source import Document, read_document
 from scbench.problem.validate import schema_diagnostics
 from scbench.run.tracks import tracks
+from scbench.rundir import COMPLETE, RunRecord, checkpoint_dir
 
 SNAPSHOT = re.compile(r"^checkpoint_([1-9][0-9]*)$")
 Finding = tuple[tuple, str, str]
@@ -163,7 +163,7 @@ def _solution_jobs(index: int, entry: SolutionEntry, resolver: _Resolver) -> Ite
 
 
 def _run_record(run: Path, resolver: _Resolver) -> RunRecord | None:
-    """``run/run.json`` checked against ``schemas/run.schema.json``; ``None`` (with diagnostics)
+    """``run/run.json`` checked against ``scbench/schemas/run.schema.json``; ``None`` (with diagnostics)
     when it is missing, invalid, or names a problem or track the plan cannot evaluate."""
     shown = str(run / "run.json")
     if not (run / "run.json").is_file():

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 
 from scbench.batch.resolve import Job
-from scbench.evaluate import Evaluation, with_quality
+from scbench.evaluate.session import Evaluation, with_quality
 from scbench.problem.bundle import Bundle
 from scbench.quality.measure import measure
 from scbench.results import CaseResult, RunResults
@@ -34,7 +34,7 @@ previous snapshot was measured as the job before's solution a moment ago."""
 
 
 @dataclass(frozen=True)
-class Outcome:
+class JobOutcome:
     """How a job ended: its results (quality measured), or why it could not be set up."""
 
     job: Job
@@ -47,7 +47,7 @@ class Hooks:
     """What an engine reports as it goes: every finished job (``done``, from any thread), every
     finished case (``case``, for progress) and notes for the user (``note``)."""
 
-    done: Callable[[Outcome], None]
+    done: Callable[[JobOutcome], None]
     case: Callable[[Job, CaseResult], None] = lambda job, result: None
     note: Callable[[str], None] = lambda text: None
 
@@ -132,7 +132,7 @@ class Scheduler:
         try:
             evaluation = Evaluation(self.bundles[job.problem], job.checkpoint, job.target, self.workers).__enter__()
         except SetupError as error:
-            self.hooks.done(Outcome(job, error=str(error)))
+            self.hooks.done(JobOutcome(job, error=str(error)))
             return
         finally:
             with self.lock:
@@ -161,7 +161,7 @@ class Scheduler:
             self.opened.remove(opened)
         opened.evaluation.__exit__(None, None, None)
         results = opened.evaluation.results([case for case in opened.cases if case is not None])
-        self.hooks.done(Outcome(opened.job, with_quality(results, opened.job.target.solution, opened.job.previous,
+        self.hooks.done(JobOutcome(opened.job, with_quality(results, opened.job.target.solution, opened.job.previous,
                                                          self.measured)))
 
 

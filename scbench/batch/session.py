@@ -8,7 +8,7 @@ from functools import cache
 
 from scbench.batch.engines import ENGINES
 from scbench.batch.resolve import Job
-from scbench.batch.scheduler import Hooks, Outcome
+from scbench.batch.scheduler import Hooks, JobOutcome
 from scbench.batch.store import Store, inputs_of
 from scbench.batch.summary import Row
 from scbench.problem.bundle import Bundle
@@ -26,7 +26,7 @@ class Batch:
         self.inputs = {job.key: inputs_of(job, bundles[job.problem], digest) for job in jobs}
         self.resumed = {job.key for job in jobs if not rerun and store.current(job, self.inputs[job.key])}
         self.pending = [job for job in jobs if job.key not in self.resumed]
-        self.outcomes: dict[str, Outcome] = {}
+        self.outcomes: dict[str, JobOutcome] = {}
         self.lock = threading.Lock()
 
     def run(self, engine: str, workers: int | None, hooks: Hooks, address: str | None = None) -> None:
@@ -38,7 +38,7 @@ class Batch:
         if not self.pending:  # everything is current: no engine to start (nor cluster to reach)
             return
 
-        def done(outcome: Outcome) -> None:
+        def done(outcome: JobOutcome) -> None:
             if outcome.results is not None:
                 self.store.save(outcome.job, self.inputs[outcome.job.key], outcome.results)
             with self.lock:

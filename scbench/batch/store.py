@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from scbench.batch.resolve import Job
+from scbench.evaluate.junit import write_junit
 from scbench.problem.bundle import Bundle
-from scbench.report.junit import write_junit
 from scbench.results import RunResults
 
 INPUTS = "inputs.json"

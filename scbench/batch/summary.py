@@ -34,10 +34,10 @@ class Row(Model):
 
     @classmethod
     def of(cls, job: Job, status: Status, results: RunResults | None, error: str = "") -> Row:
-        quality = (results.quality if results else None) or {}
+        quality = results.quality if results else None
         return cls(problem=job.problem, solution=job.name, checkpoint=job.checkpoint, status=status,
-                   summary=results and results.summary, erosion=quality.get("erosion"),
-                   verbosity=quality.get("verbosity"), duration_s=results and results.duration_s, error=error)
+                   summary=results and results.summary, erosion=quality and quality.erosion,
+                   verbosity=quality and quality.verbosity, duration_s=results and results.duration_s, error=error)
 
 
 class BatchSummary(Model):

@@ -21,7 +21,7 @@ import yaml
 
 from scbench.bless.splice import CaseText
 from scbench.bless.values import SERIALIZERS, inferred, refreshed
-from scbench.evaluate import CASE_KINDS
+from scbench.evaluate.session import CASE_KINDS
 from scbench.problem.bundle import Bundle, CompiledCase
 from scbench.problem.model import OutputExpectation
 from scbench.run.cli_case import CliObservation

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scbench.evaluate import Target, run_case
+from scbench.evaluate.session import Target, run_case
 from scbench.lint.finding import Finding
 from scbench.lint.markdown import Block, parse
 from scbench.lint.vocabulary import FILE_LABEL

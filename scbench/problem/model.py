@@ -2,7 +2,7 @@
 
 Every YAML/JSON document an author writes (``config.yaml`` and the case files under
 ``cases/checkpoint_N/``) is validated against the JSON Schemas generated from these
-models (``schemas/*.schema.json``, see :mod:`scbench.problem.schemas`) and then parsed into
+models (``schemas/*.schema.json``, see :mod:`scbench.generate_schemas`) and then parsed into
 them. Nothing downstream re-checks a shape.
 
 Placeholders:

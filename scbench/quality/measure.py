@@ -6,11 +6,11 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from scbench.quality.astgrep import flag, load_rules
 from scbench.quality.clones import find_clones
 from scbench.quality.languages import languages
 from scbench.quality.metrics import erosion, verbosity
 from scbench.quality.model import Flag, QualityReport, SourceFacts
-from scbench.quality.rules import flag, load_rules
 from scbench.quality.treesitter import TreeSitterAdapter
 
 SKIP_DIRS = frozenset({"node_modules", ".venv", "venv", "target", "__pycache__"})

@@ -1,109 +1,78 @@
-"""Terminal reports with rich: one small printer per section."""
+"""The report in the terminal (rich): one small printer per section."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
-from scbench.problem.diagnostics import Diagnostic
-from scbench.results import CATEGORIES, CaseResult, RunResults
+from scbench.report import text
+from scbench.report.model import MEASURES, Figures, Report, RunSummary, TableRow
 
-if TYPE_CHECKING:  # only named in annotations: printing diagnostics (scbench compile) need not load the executor
-    from scbench.check import CheckReport
-
-MARK = {True: Text("pass", "green"), False: Text("FAIL", "bold red")}
+MARK = {True: "yes", False: "no"}
 
 
-def print_diagnostics(console: Console, diagnostics: list[Diagnostic]) -> None:
-    """Each diagnostic as ``file:line: where: message`` and its fix, then a count."""
-    for diagnostic in diagnostics:
-        console.print(Text(diagnostic.render()), highlight=False, soft_wrap=True)
-    console.print(f"[bold red]{len(diagnostics)} error(s)[/]")
+def _cells(rates: Figures) -> list[str]:
+    return [text.rate(rates.strict), text.rate(rates.isolated), text.rate(rates.core)]
 
 
-def print_failure(console: Console, case: CaseResult) -> None:
-    """One failed case: id, category, source location, then each failing step's failures."""
-    console.print(Text.assemble(("FAIL ", "bold red"), (case.id, "bold"), f"  [{case.category}]  {case.source}"))
-    for step in (s for s in case.steps if not s.passed):
-        for failure in step.failures:
-            console.print(Text(f"  {step.name}: {failure.target}: {failure.message}"), highlight=False, soft_wrap=True)
-            if failure.diff:
-                diff = "    " + failure.diff.replace("\n", "\n    ")
-                console.print(Text(diff, "dim"), highlight=False, soft_wrap=True)
+def _measures(rates: Figures) -> list[str]:
+    return [text.figure(getattr(rates, key), text.DIGITS[key]) for key in MEASURES]
 
 
-def summary_table(results: RunResults) -> Table:
-    """Per-category passed/total and strict / isolated / core for one run."""
-    table = Table(title=f"{results.problem} {results.checkpoint}  "
-                        f"({results.duration_s:.1f}s, sandbox {results.sandbox})")
-    for column in (*CATEGORIES, "strict", "isolated", "core", "erosion", "verbosity"):
-        table.add_column(column, justify="right", min_width=len(column), no_wrap=True)
-    counts = results.summary.counts
-    table.add_row(*(f"{counts[c].passed}/{counts[c].total}" for c in CATEGORIES),
-                  *(MARK[ok] for ok in (results.summary.strict, results.summary.isolated, results.summary.core)),
-                  *(quality_cell(results.quality, figure) for figure in ("erosion", "verbosity")))
+def table_1(report: Report) -> Table:
+    """Table 1: one row per (agent, model, prompt)."""
+    table = Table(title="Table 1: solve rates over every checkpoint attempted; cost, time and quality over those "
+                        "that have them")
+    for column in ("agent / model / prompt", "runs", *text.COLUMNS):
+        table.add_column(column, justify="left" if column.startswith("agent") else "right")
+    for row in report.table:
+        measures = _measures(row.figures)
+        table.add_row(text.row_name(row.agent, row.model, row.prompt), str(len(row.runs)), *_cells(row.figures),
+                      text.rate(row.partial), measures[0], text.total(row.total_cost_usd), *measures[1:])
     return table
 
 
-def print_run(console: Console, results: RunResults) -> None:
-    """Every failed case, then the summary table and what was left out (``-k``, ``--max-failures``)."""
-    for case in results.cases:
-        if not case.passed:
-            print_failure(console, case)
-    console.print(summary_table(results))
-    if results.select is not None:
-        console.print(f"only the cases matching {results.select!r} ran", highlight=False)
-    if results.not_run:
-        console.print(f"[bold red]stopped early (--max-failures): {results.not_run} case(s) not run[/]")
+def missing_notes(rows: list[TableRow]) -> list[str]:
+    """Why figures of Table 1 lack values: one line per row and measure that has missing ones."""
+    return [f"{text.row_name(row.agent, row.model, row.prompt)}: {key}: {'; '.join(figure.missing)}"
+            for row in rows for key in MEASURES if (figure := getattr(row.figures, key)).missing]
 
 
-def quality_cell(quality: dict | None, figure: str) -> str:
-    """``0.123 (+0.010)``: a figure of a results' quality record and its delta, if any."""
-    if quality is None:
-        return "-"
-    change = (quality.get("delta") or {}).get(figure)
-    return f"{quality[figure]:.3f}" + (f" ({change:+.3f})" if change is not None else "")
-
-
-def check_table(report: CheckReport) -> Table:
-    """One row per reference run: track, checkpoint, per-category counts, strict, seconds."""
-    levels = sorted({results.sandbox for _, results in report.runs})
-    table = Table(title=f"reference solutions (sandbox {', '.join(levels) or 'none'})")
-    for column in ("track", "checkpoint", *CATEGORIES, "strict", "seconds", "erosion", "verbosity"):
-        table.add_column(column, justify="left" if column in ("track", "checkpoint") else "right",
-                         min_width=len(column), no_wrap=True)
-    for ref, results in report.runs:
-        counts = results.summary.counts
-        table.add_row(ref.track, results.checkpoint, *(f"{counts[c].passed}/{counts[c].total}" for c in CATEGORIES),
-                      MARK[results.summary.strict], f"{results.duration_s:.1f}",
-                      *(quality_cell(results.quality, figure) for figure in ("erosion", "verbosity")))
+def phase_table(report: Report) -> Table:
+    """The figures per progress phase."""
+    table = Table(title="Progress phases (Start, Early, Mid, Late, Final)")
+    for column in ("agent / model / prompt", "phase", "checkpoints", "Strict", "Iso.", "Core",
+                   *(text.LABELS[key] for key in MEASURES)):
+        table.add_column(column, justify="left" if column in ("agent / model / prompt", "phase") else "right")
+    for row in report.phases:
+        table.add_row(text.row_name(row.agent, row.model, row.prompt), row.phase, str(row.checkpoints),
+                      *_cells(row.figures), *_measures(row.figures))
     return table
 
 
-def mutation_table(report: CheckReport) -> Table:
-    """Per checkpoint: mutants killed by the cases, the score, and where the survivors are."""
-    table = Table(title="mutation score (python references)")
-    for column in ("checkpoint", "killed", "score", "survivors"):
-        table.add_column(column)
-    for score in report.mutation:
-        survivors = ", ".join(f"{m.file}:{m.line} {m.description}" for m in score.survivors[:5])
-        more = f" (+{len(score.survivors) - 5} more)" if len(score.survivors) > 5 else ""
-        table.add_row(score.checkpoint, f"{score.killed}/{score.total}", f"{score.score:.2f}", survivors + more)
+def run_table(run: RunSummary) -> Table:
+    """One run, one row per checkpoint."""
+    table = Table(title=f"{run.path}: {text.row_name(run.agent, run.model, run.prompt)} on {run.problem} "
+                        f"({run.track}, {run.sandbox})")
+    for column in ("checkpoint", "phase", "status", "strict", "iso.", "core", *MEASURES, "reason"):
+        table.add_column(column, justify="left" if column in ("checkpoint", "phase", "status", "reason") else "right")
+    for p in run.points:
+        table.add_row(p.name, p.phase, p.status, MARK[p.strict], MARK[p.isolated], MARK[p.core],
+                      *(text.shown(getattr(p, key), key) for key in MEASURES), (p.reason or "").split("\n")[0])
     return table
 
 
-def print_check(console: Console, report: CheckReport) -> None:
-    """The reference table, mutation scores if any, warnings, every inconsistency, the verdict."""
-    console.print(check_table(report))
-    if report.mutation:
-        console.print(mutation_table(report))
-    for warning in report.warnings:
-        console.print(Text(f"  ! {warning}", "yellow"), highlight=False, soft_wrap=True)
-    for problem in report.problems:
-        console.print(Text(f"  ✗ {problem}", "red"), highlight=False, soft_wrap=True)
-    count = len(report.problems)
-    noun = "inconsistency" if count == 1 else "inconsistencies"
-    console.print(f"[bold red]{count} {noun}[/]" if count else "[bold green]consistent[/]")
+def print_report(console: Console, report: Report) -> None:
+    """Table 1 with its notes, the phases, each run, the top growing callables and regression onsets."""
+    console.print(table_1(report))
+    for note in missing_notes(report.table):
+        console.print(f"  missing: {note}", highlight=False)
+    console.print(phase_table(report))
+    for run in report.runs:
+        console.print(run_table(run))
+    for growth in report.growth:
+        console.print(f"grows: {growth.run} {growth.path}:{growth.name} SLOC {growth.sloc} CC {growth.cc}",
+                      highlight=False)
+    for onset in report.onsets:
+        console.print(f"regression onset: {onset.run} checkpoint_{onset.number}: {', '.join(onset.cases)} "
+                      f"(changed: {', '.join(onset.changed_files) or 'nothing'})", highlight=False)

@@ -93,7 +93,7 @@ class Sandbox(ABC):
         """Why this level cannot be used on this machine (``""`` when it can)."""
 
     @property
-    def level(self) -> str:
+    def description(self) -> str:
         """What this sandbox contains, as recorded in ``results.json``: its name and details."""
         return self.name
 
@@ -143,6 +143,10 @@ class Sandbox(ABC):
         host reaches it. Sandboxes without network bridge the port to a Unix socket in
         ``writable`` (see ``relay.py``)."""
         uds = str(writable / "port.sock")
+        # One shell, two processes: ``"$0" -S "$1" "$2" "$3" &`` starts the relay (this Python, -S, relay.py,
+        # the socket, the port) in the background; ``shift 3`` drops the relay's arguments, so ``exec "$@"``
+        # replaces the shell with the server itself. The server is then the process the sandbox waits for and
+        # kills, and the relay, started in the same sandbox, dies with its tree.
         wrapped = ["sh", "-c", '"$0" -S "$1" "$2" "$3" & shift 3; exec "$@"', self.python, str(RELAY), uds, str(port),
                    *argv]
         return self.spawn(wrapped, cwd, env, writable), Endpoint(HOST, port, uds)
@@ -179,31 +183,3 @@ def host_variables(names: Iterable[str]) -> dict[str, str]:
     """The host's values of the environment variables ``names`` that it has: how a run gets
     a credential or a setting passed in by name, without the rest of the host's environment."""
     return {name: os.environ[name] for name in names if name in os.environ}
-
-
-class SandboxUnavailable(Exception):
-    """A sandbox level was asked for that this machine cannot provide; the message says why."""
-
-
-def registry() -> dict[str, type[Sandbox]]:
-    """Level name -> implementation, in the order :func:`choose` tries them for the default:
-    bwrap first (as strong as the hostile suite asks, at a small cost per run, for every
-    track the host has), then docker, then local."""
-    from scbench.sandbox.bwrap import Bwrap
-    from scbench.sandbox.docker import Docker
-    from scbench.sandbox.local import Local
-    return {"bwrap": Bwrap, "docker": Docker, "local": Local}
-
-
-def choose(name: str | None) -> type[Sandbox]:
-    """The implementation of level ``name``, or with ``None`` the first available of
-    :func:`registry`. Raises :class:`SandboxUnavailable` (unknown name, or unavailable here)."""
-    levels = registry()
-    if name is None:
-        return next(level for level in levels.values() if not level.unavailable())
-    if name not in levels:
-        raise SandboxUnavailable(f"unknown sandbox {name!r}; known: {', '.join(levels)}")
-    why = levels[name].unavailable()
-    if why:
-        raise SandboxUnavailable(f"sandbox {name!r} is not available here: {why}")
-    return levels[name]

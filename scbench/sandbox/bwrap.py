@@ -70,7 +70,7 @@ class Bwrap(Sandbox):
         return f"bwrap cannot create namespaces here: {probe.stderr.strip()}" if probe.returncode else ""
 
     @property
-    def level(self) -> str:
+    def description(self) -> str:
         return f"bwrap ({'cgroup' if hierarchies() else 'rlimits only'})"
 
     def setup_environment(self, home: Path) -> dict[str, str]:

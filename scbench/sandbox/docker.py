@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import os
 import signal
 import socket
@@ -62,6 +63,8 @@ def container_processes(container_id: str) -> dict[int, tuple[int, str | None]]:
     for entry in Path("/proc").iterdir():
         with contextlib.suppress(OSError):
             if entry.name.isdigit() and container_id in (entry / "cgroup").read_text():
+                # /proc/PID/stat is "pid (comm) state ppid ...": comm may hold spaces and parentheses, so the
+                # fields are counted after its last ")": state first, then the parent's pid.
                 parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
                 environ = (entry / "environ").read_bytes()
                 marks = [item[len(prefix):].decode() for item in environ.split(b"\0") if item.startswith(prefix)]
@@ -95,6 +98,9 @@ class DockerExec(Process):
                  output_limit: int):
         from docker.utils.socket import frames_iter
         api = client().api
+        # The marker, a variable set in this exec's environment only, is how this run's processes are told
+        # apart from its neighbours' in the shared container once it is killed (kill_unmarked); the pid is
+        # the exec's main process on the host, which this Process waits for and signals through a pidfd.
         self.marker = uuid.uuid4().hex
         self.after_kill = functools.partial(kill_unmarked, container.id, self.marker)
         self.exec_id = api.exec_create(container.id, argv, stdin=stdin is not None, workdir=str(cwd),
@@ -150,6 +156,8 @@ class Docker(Sandbox):
 
     @classmethod
     def unavailable(cls) -> str:
+        if importlib.util.find_spec("docker") is None:
+            return "the Docker SDK is not installed: pip install 'scbench[docker]'"
         import docker
         try:
             client().ping()
@@ -166,7 +174,7 @@ class Docker(Sandbox):
         return "docker-" + client().images.get(IMAGE).id.split(":")[-1][:12]
 
     @property
-    def level(self) -> str:
+    def description(self) -> str:
         return f"docker ({IMAGE})"
 
     def _volumes(self) -> dict[str, dict[str, str]]:

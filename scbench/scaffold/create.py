@@ -24,6 +24,11 @@ class ScaffoldError(ValueError):
     """The target cannot be scaffolded: a bad name, or something already there."""
 
 
+def _compiled(path: Path) -> bool:
+    """Whether ``path`` is bytecode an installer compiled from the template's Python (pip does on install)."""
+    return "__pycache__" in path.relative_to(SCAFFOLD).parts
+
+
 def scaffold(target: Path) -> list[Path]:
     """Create the problem ``target`` (its directory name is the problem's name) and return the
     files written. Raises :class:`ScaffoldError` for a name ``config.yaml`` would refuse or a
@@ -35,7 +40,7 @@ def scaffold(target: Path) -> list[Path]:
         raise ScaffoldError(f"{target} already exists; nothing written")
     environment = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     written = []
-    for source in sorted(path for path in SCAFFOLD.rglob("*") if path.is_file()):
+    for source in sorted(path for path in SCAFFOLD.rglob("*") if path.is_file() and not _compiled(path)):
         path = target / str(source.relative_to(SCAFFOLD)).replace("__name__", name)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(environment.from_string(source.read_text(encoding="utf-8")).render(name=name),

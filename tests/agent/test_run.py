@@ -12,7 +12,7 @@ import time
 import pytest
 
 from conftest import FIXTURES, ROOT, processes_with, scbench
-from scbench.agent.rundir import read_run
+from scbench.rundir import read_run
 
 CALC = FIXTURES / "calc"
 SCRIPTED = "tests/fixtures/agents/scripted.py"

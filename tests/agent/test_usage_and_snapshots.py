@@ -6,7 +6,8 @@ import pytest
 
 from scbench.agent.snapshot import diff, redact, take
 from scbench.agent.table import agents, problems_of
-from scbench.agent.usage import PARSERS, Spend
+from scbench.agent.usage import PARSERS
+from scbench.rundir import Spend
 
 
 def stream(*events, noise="warning: not JSON {at all\n"):

@@ -7,7 +7,7 @@ import sys
 
 from tests.conftest import FIXTURES, ROOT
 
-RUN_LINT = "import typer; from scbench.lint.command import lint; typer.run(lint)"
+RUN_LINT = "import typer; from scbench.commands.lint import lint; typer.run(lint)"
 
 
 def lint(*args: str) -> subprocess.CompletedProcess:

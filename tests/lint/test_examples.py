@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scbench.evaluate import Target, evaluate
+from scbench.evaluate.session import Target, evaluate
 from scbench.lint.examples import check_examples, parse_examples, render_spec
 from scbench.problem.loader import load
 from tests.conftest import FIXTURES, ROOT

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from scbench.evaluate import Target
-from scbench.flaky import find_flaky
-from scbench.mutants import mutants_of, mutation_score, sample
+from scbench.check.flaky import find_flaky
+from scbench.check.mutants import mutants_of, mutation_score, sample
+from scbench.evaluate.session import Target
 from scbench.problem.loader import load
 from tests.conftest import FIXTURES
 

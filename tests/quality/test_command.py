@@ -5,7 +5,7 @@ import json
 import typer
 from typer.testing import CliRunner
 
-from scbench.quality.command import metrics
+from scbench.commands.metrics import metrics
 from tests.quality.conftest import FIXTURES
 
 app = typer.Typer()

@@ -6,7 +6,7 @@ import yaml
 from ast_grep_py import SgRoot
 
 from scbench.paths import RULES
-from scbench.quality.rules import Rule, load_rules
+from scbench.quality.astgrep import Rule, load_rules
 from scbench.quality.tables import load_tables
 
 RULE_DIRS = tuple(sorted(path.name for path in RULES.iterdir() if path.is_dir()))

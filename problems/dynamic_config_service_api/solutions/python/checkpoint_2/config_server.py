@@ -11,7 +11,6 @@ from urllib.parse import unquote, urlsplit
 
 from errors import ApiError, bad_input, conflict, not_found
 from raw_formats import parse_raw
-
 from schemas import Registry, parse_ref, validate
 
 MAX_BODY = 1024 * 1024

@@ -13,6 +13,7 @@ from urllib.parse import unquote, urlsplit
 from diffs import diff_artifacts
 from errors import ApiError, bad_input, conflict, not_found
 from raw_formats import parse_raw
+from schemas import Registry, parse_ref, validate
 from workflow import (
     CLOSED,
     STATUSES,
@@ -26,8 +27,6 @@ from workflow import (
     policy_violation,
     stale_base,
 )
-
-from schemas import Registry, parse_ref, validate
 
 MAX_BODY = 1024 * 1024
 MAX_VERSIONS = 10_000

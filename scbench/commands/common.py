@@ -1,0 +1,133 @@
+"""What every command of the command line shares: the option types, the consoles, loading a problem with
+its errors printed, usage checks of tracks, checkpoints, entries and sandboxes, and the progress bar.
+
+It sits below every ``command.py``: it imports only typer and the standard library at module level and the
+library inside function bodies, so that ``scbench --help`` starts at typer's speed.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from scbench.evaluate.session import Selection, Target
+    from scbench.problem.bundle import Bundle
+    from scbench.problem.diagnostics import Diagnostic
+    from scbench.results import RunResults
+
+ProblemArg = Annotated[Path, typer.Argument(help="problems/NAME directory or a compiled NAME-HASH.scb.json")]
+Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run in parallel [default: CPU count + 1]")]
+SandboxOption = Annotated[str | None, typer.Option(
+    "--sandbox", help="where solutions run: bwrap, docker or local (see `scbench sandbox list`) "
+                      "[default: the first available of bwrap, docker, local]")]
+TrackOption = Annotated[str, typer.Option("--track", "-t", help="language track of scbench/run/tracks.yaml "
+                                                                "(python, node, rust, java, go, ...)")]
+
+
+def _console(stderr: bool) -> Console:
+    import sys
+
+    from rich.console import Console
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr, width=None if stream.isatty() else 160, soft_wrap=True)
+
+
+def stderr_console() -> Console:
+    """The console for progress, logs and errors (stderr; 160 columns when not a terminal)."""
+    return _console(stderr=True)
+
+
+def stdout_console() -> Console:
+    """The console for results and tables (stdout; 160 columns when not a terminal)."""
+    return _console(stderr=False)
+
+
+def load_bundle(path: Path, missing_expected_files: bool = False) -> Bundle:
+    """The problem or bundle at ``path``; on compile errors, print every diagnostic and exit 2."""
+    from scbench.problem.diagnostics import ProblemError
+    from scbench.problem.loader import load
+    try:
+        return load(path, missing_expected_files)
+    except ProblemError as error:
+        print_diagnostics(stderr_console(), error.diagnostics)
+        raise typer.Exit(2) from None
+
+
+def known_track(track: str, hint: str = "--track") -> None:
+    """Raise a usage error unless ``track`` is an entry of ``tracks.yaml``."""
+    from scbench.run.tracks import tracks
+    if track not in tracks():
+        raise typer.BadParameter(f"unknown track {track!r}; known: {', '.join(tracks())}", param_hint=hint)
+
+
+def usable_entry(entry: str) -> None:
+    """Raise a usage error unless ``entry`` splits into a non-empty argv."""
+    try:
+        argv = shlex.split(entry)
+    except ValueError as error:
+        raise typer.BadParameter(f"cannot split {entry!r} into words: {error}", param_hint="--entry") from None
+    if not argv:
+        raise typer.BadParameter("the entry command is empty", param_hint="--entry")
+
+
+def usable_sandbox(console: Console, name: str | None) -> None:
+    """Raise a usage error unless sandbox ``name`` (``None``: the default) is available here;
+    say on ``console`` what the level used does not contain, when it is ``local``."""
+    from scbench.sandbox.registry import SandboxUnavailable, choose
+    try:
+        level = choose(name)
+    except SandboxUnavailable as error:
+        raise typer.BadParameter(str(error), param_hint="--sandbox") from None
+    if level.name == "local":
+        console.print(f"[yellow]sandbox local does not contain: {'; '.join(level.gaps)}[/]", highlight=False)
+
+
+def known_checkpoint(bundle: Bundle, checkpoint: int) -> None:
+    """Raise a usage error unless ``bundle`` has checkpoint number ``checkpoint``."""
+    if checkpoint not in range(1, len(bundle.checkpoints) + 1):
+        raise typer.BadParameter(f"this problem has checkpoints 1..{len(bundle.checkpoints)}",
+                                 param_hint="--checkpoint")
+
+
+def progress(console: Console) -> Progress:
+    """The progress bar shown while cases run (on ``console``, hidden when not a terminal)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=console, transient=True, disable=not console.is_terminal)
+
+
+def with_progress(jobs: int | None, console: Console, selection: Selection | None = None):
+    """A run function like :func:`scbench.evaluate.session.evaluate` that shows a progress bar."""
+    from scbench.evaluate import session as evaluation
+    chosen = selection or evaluation.Selection()
+
+    def run(bundle: Bundle, checkpoint: int, target: Target) -> RunResults:
+        with progress(console) as bar:
+            task = bar.add_task(f"{target.track or 'entry'} checkpoint_{checkpoint}",
+                                total=len(chosen.suite(bundle, checkpoint)))
+            return evaluation.evaluate(bundle, checkpoint, target, jobs, lambda _: bar.advance(task), chosen)
+    return run
+
+
+def selection_of(bundle: Bundle, checkpoint: int, pattern: str | None, max_failures: int | None) -> Selection:
+    """The cases ``-k`` and ``--max-failures`` select; a usage error when ``pattern`` matches none."""
+    from scbench.evaluate.session import Selection
+    selection = Selection(pattern, max_failures)
+    if not selection.suite(bundle, checkpoint):
+        raise typer.BadParameter(f"no case of checkpoint {checkpoint}'s suite matches {pattern!r}", param_hint="-k")
+    return selection
+
+
+def print_diagnostics(console: Console, diagnostics: list[Diagnostic]) -> None:
+    """Each diagnostic as ``file:line: where: message`` and its fix, then a count."""
+    from rich.text import Text
+    for diagnostic in diagnostics:
+        console.print(Text(diagnostic.render()), highlight=False, soft_wrap=True)
+    console.print(f"[bold red]{len(diagnostics)} error(s)[/]")
