@@ -25,9 +25,9 @@ from ast_grep_py import SgRoot
 from radon.complexity import cc_visit
 from tree_sitter import Language, Parser
 
+from scbench.quality.astgrep import flag, load_rules
 from scbench.quality.languages import languages
 from scbench.quality.measure import discover, measure
-from scbench.quality.astgrep import flag, load_rules
 
 TARGET_LOC = 4000
 TARGET_S = 0.5
