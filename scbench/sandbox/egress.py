@@ -22,6 +22,8 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
+from scbench.sandbox.relay import pump
+
 TLS_PORT = 443
 CONNECT_TIMEOUT_S = 30.0
 
@@ -31,17 +33,6 @@ def _unsafe(address: str) -> bool:
     group, or no address at all."""
     ip = ipaddress.ip_address(address.split("%")[0])
     return ip.is_loopback or ip.is_link_local or ip.is_multicast or ip.is_unspecified
-
-
-def _pump(source: socket.socket, sink: socket.socket) -> None:
-    """Copy ``source`` to ``sink`` until ``source`` ends, then half-close ``sink``; a failure ends both."""
-    try:
-        while data := source.recv(65536):
-            sink.sendall(data)
-        sink.shutdown(socket.SHUT_WR)
-    except OSError:
-        source.close()
-        sink.close()
 
 
 class _Tunnel(BaseHTTPRequestHandler):
@@ -67,9 +58,9 @@ class _Tunnel(BaseHTTPRequestHandler):
             return
         self.send_response(200, "Connection established")
         self.end_headers()
-        back = threading.Thread(target=_pump, args=(upstream, self.connection), daemon=True)
+        back = threading.Thread(target=pump, args=(upstream, self.connection), daemon=True)
         back.start()
-        _pump(self.connection, upstream)
+        pump(self.connection, upstream)
         back.join()
         upstream.close()
         self.close_connection = True
