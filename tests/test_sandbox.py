@@ -249,3 +249,11 @@ def test_sandbox_list_states_what_each_level_contains_and_what_not():
             current.append(line.removeprefix("  contains: ").split(":")[0])
     assert done.returncode == 0
     assert levels == dict.fromkeys(("bwrap", "docker", "local"), ["processes", "files", "network", "uid"])
+
+
+def test_a_docker_engine_that_is_not_this_machines_is_refused():
+    # runs are waited for and killed by their host pids: a remote engine's pids would name local processes
+    done = scbench("sandbox", "list", env={**os.environ, "DOCKER_HOST": "tcp://192.0.2.1:2375"})
+    assert ("docker: not available: DOCKER_HOST=tcp://192.0.2.1:2375 is not a local engine: runs are waited for "
+            "and killed by their host pids, so the engine must run on this machine (unset DOCKER_HOST, or a "
+            "unix:// socket)") in done.stdout.splitlines()
