@@ -13,7 +13,7 @@ from conftest import FIXTURES, ROOT, sandbox_levels, scbench
 from scbench.evaluate.session import limits_of
 from scbench.problem.compiler import compile_problem
 from scbench.sandbox import relay
-from scbench.sandbox.base import HOST, host_variables
+from scbench.sandbox.base import HOST, RUN_UID, host_variables
 from scbench.sandbox.cgroup import hierarchies
 from scbench.sandbox.limits import Limits
 from scbench.sandbox.process import base_environment
@@ -175,3 +175,85 @@ def test_the_relay_passes_each_write_on_at_once():
     body (a second write after its headers) waited for the server's delayed ACK, 40 ms per POST."""
     with socket.create_server((HOST, 0)) as server, relay.connect(server.getsockname()[1]) as upstream:
         assert upstream.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+
+
+CONTAINED = {"bwrap", "docker"}
+"""The levels that contain identity and network (local runs as the user, on the host's network)."""
+
+
+@pytest.mark.parametrize("level", sandbox_levels())
+def test_runs_are_an_unused_uid_that_cannot_read_what_only_root_may(level, tmp_path):
+    secret = tmp_path / "shown" / "root-only"
+    secret.parent.mkdir()
+    secret.write_text("the host's secret\n")
+    secret.chmod(0o600)
+    with registry()[level](visible=[secret.parent]) as box:
+        workdir = box.scratch / "run"
+        workdir.mkdir()
+        box.own(workdir)
+        done = python(box, workdir, "import os\nprint(os.getuid(), os.getgid(), os.getgroups())\n"
+                                    f"try:\n    print(open({str(secret)!r}).read())\nexcept OSError as e:\n"
+                                    "    print(e.strerror)\nopen('made', 'w').close()")
+        owner = (workdir / "made").stat().st_uid
+    contained = level in CONTAINED and os.getuid() == 0
+    expected_uid = RUN_UID if contained else os.getuid()
+    assert done.stdout.decode().splitlines()[0].split()[:2] == [str(expected_uid)] * 2
+    assert done.stdout.decode().splitlines()[1] == ("Permission denied" if contained else "the host's secret")
+    assert owner == expected_uid
+
+
+EGRESS_PROBE = """
+import socket, sys, urllib.request
+for url in sys.argv[1:]:
+    try:
+        print(urllib.request.urlopen(url, timeout=20).status)
+    except Exception as error:
+        print(type(error).__name__)
+try:
+    socket.create_connection(("127.0.0.1", {port}), timeout=2).sendall(b"escaped")
+    print("loopback connected")
+except OSError:
+    print("no loopback")
+"""
+
+
+@pytest.mark.parametrize("level", [level for level in sandbox_levels() if level.values[0] in CONTAINED])
+def test_a_run_reaches_its_allowed_hosts_only_through_the_egress_proxy(level):
+    listener = socket.create_server((HOST, 0))
+    port = listener.getsockname()[1]
+    with registry()[level](network=("pypi.org",)) as box:
+        workdir = box.scratch / "run"
+        workdir.mkdir()
+        box.own(workdir)
+        done = box.exec([box.python, "-c", EGRESS_PROBE.format(port=port), "https://pypi.org/simple/six/",
+                         "https://example.com/", f"https://{HOST}:{port}/"], workdir,
+                        {"PATH": "/usr/bin:/bin", "SSL_CERT_FILE": "/etc/ssl/certs/ca-certificates.crt"},
+                        workdir, None, 60)
+        refused = list(box.refused)
+    listener.settimeout(0.5)
+    with pytest.raises(TimeoutError):
+        listener.accept()
+    listener.close()
+    assert done.stdout.decode().split() == ["200", "URLError", "URLError", "no", "loopback"]
+    assert refused == ["refused CONNECT example.com:443: example.com is not an allowed host (pypi.org)",
+                       f"refused CONNECT {HOST}:{port}: only port 443 is allowed"]
+
+
+def test_sandbox_list_states_what_each_level_contains_and_what_not():
+    done = scbench("sandbox", "list")
+    levels = {}
+    for line in done.stdout.splitlines():
+        if not line.startswith(" "):
+            current = levels.setdefault(line.split(":")[0], [])
+        elif line.startswith("  contains: "):
+            current.append(line.removeprefix("  contains: ").split(":")[0])
+    assert done.returncode == 0
+    assert levels == dict.fromkeys(("bwrap", "docker", "local"), ["processes", "files", "network", "uid"])
+
+
+def test_a_docker_engine_that_is_not_this_machines_is_refused():
+    # runs are waited for and killed by their host pids: a remote engine's pids would name local processes
+    done = scbench("sandbox", "list", env={**os.environ, "DOCKER_HOST": "tcp://192.0.2.1:2375"})
+    assert ("docker: not available: DOCKER_HOST=tcp://192.0.2.1:2375 is not a local engine: runs are waited for "
+            "and killed by their host pids, so the engine must run on this machine (unset DOCKER_HOST, or a "
+            "unix:// socket)") in done.stdout.splitlines()

@@ -19,7 +19,7 @@ from scbench.agent.snapshot import redact
 from scbench.agent.table import BUILTINS, Agent
 from scbench.agent.usage import PARSERS
 from scbench.rundir import Spend, Usage
-from scbench.sandbox.base import Sandbox, host_variables
+from scbench.sandbox.base import Sandbox, host_variables, hosts_of
 from scbench.sandbox.limits import Limits
 from scbench.sandbox.process import Process, ProcessResult, base_environment
 
@@ -37,8 +37,9 @@ def agent_limits(timeout_s: float) -> Limits:
 class Call:
     """What one checkpoint's agent call needs: the agent, its time limit, the values of the
     placeholders that do not depend on the checkpoint (``model``, ``snapshots``), the variables
-    passed besides the agent's own (``--secret`` and ``--env`` names), the sandbox level, and the
-    dollars the run may still spend (``None``: no limit)."""
+    passed besides the agent's own (``--secret`` and ``--env`` names), the sandbox level, the
+    dollars the run may still spend (``None``: no limit) and the hosts it may reach besides the
+    agent's own (``--allow-host``, the track's registries)."""
 
     agent: Agent
     timeout_s: float
@@ -47,10 +48,19 @@ class Call:
     env: tuple[str, ...]
     level: type[Sandbox]
     budget_usd: float | None = None
+    hosts: tuple[str, ...] = ()
 
     def secret_values(self) -> list[tuple[str, str]]:
         """``(name, value)`` of every secret set in scbench's environment: what must never be written."""
         return list(host_variables((*self.agent.secrets, *self.secrets)).items())
+
+    def network(self) -> tuple[str, ...]:
+        """The hosts the agent may reach: its own, the call's, and those of URLs in the variables passed
+        to it (a base URL); none when the agent and the call name none."""
+        if not (self.agent.hosts or self.hosts):
+            return ()
+        passed = host_variables((*self.agent.env, *self.env)).values()
+        return tuple(dict.fromkeys((*self.agent.hosts, *self.hosts, *hosts_of(passed))))
 
     def environment(self, home: Path, tmp: Path) -> dict[str, str]:
         """The agent's whole environment."""
@@ -126,7 +136,7 @@ def call_agent(call: Call, area: Path, number: int, prompt: str) -> Outcome:
               "checkpoint": str(number), "python": call.level.python, "builtins": str(BUILTINS)}
     roots = [BUILTINS, *([Path(call.values["snapshots"])] if "snapshots" in call.values else [])]
     argv, shown = call.agent.argv(values, roots)
-    with call.level(agent_limits(call.timeout_s), shown, network=call.agent.network, writable=[area]) as sandbox:
+    with call.level(agent_limits(call.timeout_s), shown, network=call.network(), writable=[area]) as sandbox:
         sandbox.own(area)
         finished, over = _run(call, sandbox, argv, area, prompt)
     for directory in session:

@@ -1,7 +1,7 @@
 """Snapshots of a workspace, their differences, and secrets kept out of both.
 
 A snapshot is a copy of the workspace without its set-up products (``.venv``, ``node_modules``,
-``target``, ... as for a solution's content digest, :data:`scbench.run.tracks.SKIPPED_DIRS`);
+``target``, ...: a solution's content as :mod:`scbench.content` defines it);
 symbolic links are copied as links, never followed.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from scbench.run.tracks import SKIPPED_DIRS
+from scbench import content
 
 
 def redact(data: bytes, secrets: Iterable[tuple[str, str]]) -> bytes:
@@ -27,12 +27,12 @@ def redact(data: bytes, secrets: Iterable[tuple[str, str]]) -> bytes:
 def take(workspace: Path, target: Path, secrets: Iterable[tuple[str, str]] = ()) -> None:
     """Copy ``workspace`` to ``target`` (which must not exist) without set-up products, every
     secret value in a file replaced by its name (:func:`redact`); links are copied, never read."""
-    shutil.copytree(workspace, target, symlinks=True, ignore=lambda _, names: SKIPPED_DIRS & set(names))
+    shutil.copytree(workspace, target, symlinks=True, ignore=content.ignore)
     pairs = [(name, value) for name, value in secrets if value]
     for path in [path for path in files(target) if pairs and not path.is_symlink()]:
-        content = path.read_bytes()
-        if any(value.encode() in content for _, value in pairs):
-            path.write_bytes(redact(content, pairs))
+        data = path.read_bytes()
+        if any(value.encode() in data for _, value in pairs):
+            path.write_bytes(redact(data, pairs))
 
 
 def files(root: Path | None) -> list[Path]:

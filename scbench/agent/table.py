@@ -34,7 +34,7 @@ class Agent(BaseModel):
     timeout_s: float = Field(7200, gt=0)
     usage: str = "none"
     output: Literal["jsonl", "text"] = "text"
-    network: bool = False
+    hosts: tuple[str, ...] = ()
 
     def placeholders(self) -> set[str]:
         """The placeholder names the command uses. Raises ``ValueError`` on a malformed template."""

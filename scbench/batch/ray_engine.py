@@ -22,10 +22,10 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from scbench import content
 from scbench.batch.resolve import Job
 from scbench.batch.scheduler import Hooks, JobOutcome, run_local
 from scbench.problem.bundle import Bundle
-from scbench.run.tracks import solution_files
 
 PROBE_TIMEOUT = 5.0
 """Seconds to wait for a TCP connection to a cluster's ``HOST:PORT`` before calling it unreachable."""
@@ -36,10 +36,10 @@ class ClusterUnreachable(Exception):
 
 
 def pack(directory: Path) -> bytes:
-    """The content of ``directory`` (its :func:`solution_files`, modes kept) as a gzipped tar."""
+    """The content of ``directory`` (:func:`scbench.content.walk`, modes kept) as a gzipped tar."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for path in solution_files(directory):
+        for path in content.walk(directory):
             archive.add(path, arcname=str(path.relative_to(directory)), recursive=False)
     return buffer.getvalue()
 

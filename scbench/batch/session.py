@@ -11,8 +11,8 @@ from scbench.batch.resolve import Job
 from scbench.batch.scheduler import Hooks, JobOutcome
 from scbench.batch.store import Store, inputs_of
 from scbench.batch.summary import Row
+from scbench.content import digest as content_digest
 from scbench.problem.bundle import Bundle
-from scbench.run.tracks import content_digest
 
 
 class Batch:

@@ -22,10 +22,11 @@ from pathlib import Path
 
 from ast_grep_py import SgNode, SgRoot
 
+from scbench import content
 from scbench.evaluate.session import limits_of, run_case
 from scbench.problem.bundle import Bundle, CompiledCase
 from scbench.run.context import RunContext
-from scbench.run.tracks import SKIPPED_DIRS, prepare
+from scbench.run.tracks import prepare
 from scbench.run.workdir import mirror
 from scbench.sandbox.local import Local
 
@@ -102,12 +103,11 @@ def _file_mutants(relative: str, root: SgNode) -> Iterator[Mutant]:
 
 
 def mutants_of(solution: Path) -> Iterator[Mutant]:
-    """Every candidate mutant of the Python files under ``solution`` (environment dirs skipped), in
-    file, operator and position order."""
-    for path in sorted(solution.rglob("*.py")):
-        relative = path.relative_to(solution)
-        if not SKIPPED_DIRS & set(relative.parts):
-            yield from _file_mutants(str(relative), SgRoot(path.read_text(encoding="utf-8"), "python").root())
+    """Every candidate mutant of the Python files of ``solution``'s content, in file, operator and position
+    order."""
+    for path in sorted(path for path in content.walk(solution) if path.suffix == ".py" and not path.is_symlink()):
+        yield from _file_mutants(str(path.relative_to(solution)),
+                                 SgRoot(path.read_text(encoding="utf-8"), "python").root())
 
 
 def sample(mutants: list[Mutant], limit: int) -> list[Mutant]:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from scbench.rundir import RunRecord
 
 
-def _agent(name: str | None, command: str | None, usage: str, stdin: bool, network: bool) -> Agent:
+def _agent(name: str | None, command: str | None, usage: str, stdin: bool) -> Agent:
     """The agent of ``--agent`` or ``--agent-command``; a usage error when it is not exactly one,
     unknown, or malformed."""
     from scbench.agent.table import Agent, agents, problems_of
@@ -22,7 +22,7 @@ def _agent(name: str | None, command: str | None, usage: str, stdin: bool, netwo
         raise typer.BadParameter("give exactly one of --agent NAME and --agent-command CMD", param_hint="--agent")
     if name is not None and name not in agents():
         raise typer.BadParameter(f"unknown agent {name!r}; known: {', '.join(agents())}", param_hint="--agent")
-    agent = agents()[name] if name else Agent(command=command, usage=usage, stdin=stdin, network=network,
+    agent = agents()[name] if name else Agent(command=command, usage=usage, stdin=stdin,
                                               output="text" if usage == "none" else "jsonl")
     wrong = problems_of(agent)
     if wrong:
@@ -88,7 +88,8 @@ def run(
     usage: Annotated[str, typer.Option("--usage", help="usage parser of an --agent-command's output: "
                                        "none, claude-code, codex, gemini-cli, opencode")] = "none",
     stdin: Annotated[bool, typer.Option("--stdin", help="feed an --agent-command the prompt on stdin")] = False,
-    network: Annotated[bool, typer.Option("--network", help="let an --agent-command reach the network")] = False,
+    allow_host: Annotated[list[str] | None, typer.Option("--allow-host", help="a host the agent may reach over "
+                                                         "HTTPS besides its entry's (repeatable)")] = None,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run in parallel "
                                              "[default: CPU count + 1]")] = None,
 ) -> None:
@@ -104,8 +105,9 @@ def run(
     from scbench.agent.invoke import Call
     from scbench.agent.loop import Experiment, RunDirError, run_problem
     from scbench.prompts.render import templates
+    from scbench.run.tracks import tracks
     from scbench.sandbox.registry import choose
-    chosen = _agent(agent, agent_command, usage, stdin, network)
+    chosen = _agent(agent, agent_command, usage, stdin)
     if prompt not in templates():
         raise typer.BadParameter(f"unknown template {prompt!r}; known: {', '.join(templates())}",
                                  param_hint="--prompt")
@@ -118,8 +120,10 @@ def run(
     bundle = load_bundle(problem)
     name = agent or name
     run_dir = out or Path("runs") / f"{bundle.config.name}-{name}-{datetime.now(UTC):%Y%m%dT%H%M%S}"
+    extra = tuple(allow_host or ())
     call = Call(chosen, timeout or chosen.timeout_s, _values(chosen, model, snapshots), tuple(secret or ()),
-                tuple(env or ()), choose(sandbox))
+                tuple(env or ()), choose(sandbox), hosts=extra + (tracks()[track].hosts() if chosen.hosts or extra
+                                                                   else ()))
     experiment = Experiment(call, name, model, prompt, track, sandbox, cost_limit, jobs)
     signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))  # clean up as for Ctrl-C
     try:

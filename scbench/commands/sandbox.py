@@ -15,12 +15,15 @@ app = typer.Typer(help="Sandboxes that contain solutions: list them, build the D
 
 @app.command("list")
 def list_levels() -> None:
-    """Each sandbox level, whether this machine has it (and why not), and what it does not
-    contain. The first available one is the default of --sandbox."""
+    """Each sandbox level, whether this machine has it (and why not), what it contains (processes,
+    files, network during set-up and cases, uid) and what it does not. The first available one is the
+    default of --sandbox."""
     from scbench.sandbox.registry import registry
     for name, level in registry().items():
         why = level.unavailable()
         typer.echo(f"{name}: {'not available: ' + why if why else 'available'}")
+        for line in level.contains:
+            typer.echo(f"  contains: {line}")
         for gap in level.gaps:
             typer.echo(f"  does not contain: {gap}")
 

@@ -113,6 +113,7 @@ class Bundle(Strict):
         for name, content in self.data.items():
             (staging / name).parent.mkdir(parents=True, exist_ok=True)
             (staging / name).write_bytes(base64.b64decode(content))
+        staging.chmod(0o755)  # mkdtemp's 0700 would hide the data from runs, which are another user
         try:
             staging.rename(target)
         except OSError as error:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from scbench import content
 from scbench.quality.astgrep import flag, load_rules
 from scbench.quality.clones import find_clones
 from scbench.quality.languages import languages
@@ -13,18 +13,17 @@ from scbench.quality.metrics import erosion, verbosity
 from scbench.quality.model import Flag, QualityReport, SourceFacts
 from scbench.quality.treesitter import TreeSitterAdapter
 
-SKIP_DIRS = frozenset({"node_modules", ".venv", "venv", "target", "__pycache__"})
-"""Directory names never entered, besides hidden ones (names starting with a dot). Symbolic links are
-neither entered nor read: a snapshot's link may name any file of the host."""
-
 
 def _walk_files(root: Path) -> Iterator[Path]:
+    """The files measured under ``root``: its content (:mod:`scbench.content`, set-up products and caches
+    left out) outside hidden directories; symbolic links are neither entered nor read (a snapshot's link
+    may name any file of the host)."""
     if root.is_file():
         yield root
         return
-    for directory, subdirs, names in os.walk(root):
-        subdirs[:] = sorted(d for d in subdirs if d not in SKIP_DIRS and not d.startswith("."))
-        yield from (path for path in (Path(directory, name) for name in sorted(names)) if not path.is_symlink())
+    for path in content.walk(root):
+        if not path.is_symlink() and not any(part.startswith(".") for part in path.relative_to(root).parts[:-1]):
+            yield path
 
 
 def discover(root: Path, adapters: list[TreeSitterAdapter]) -> list[tuple[Path, TreeSitterAdapter]]:

@@ -1,19 +1,28 @@
 """Tracks: how a solution in one language is set up and started, read from ``tracks.yaml``.
 
-``prepare`` copies a solution into a private directory keyed by the hash of its content,
+``prepare`` copies a solution's content into a private directory keyed by the hash of its content,
 of the track and of where setup runs (the host's toolchains, or a Docker image), runs the
-track's setup there once, inside a sandbox of the chosen level with network access (later
-calls reuse it), and returns the entry command as an argv.
+track's setup there once, inside a sandbox of the chosen level that reaches only the track's
+registries (later calls reuse it), and returns the entry command as an argv.
+
+The program graded is exactly the solution plus what set-up made: during set-up the solution's
+files and directories are read-only (the run, as the sandbox's unused uid, owns none of them and
+may only add entries to the top directory, which is sticky), and their fingerprint is taken before
+and after; a set-up that changed, added or removed any file outside the track's products is refused
+with the list, and nothing of it is cached. So is a set-up after which the entry does not exist.
 """
 
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import shlex
 import shutil
+import stat
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -21,13 +30,13 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict
 
+from scbench import content
 from scbench.paths import CACHE
-from scbench.sandbox.base import Sandbox
+from scbench.sandbox.base import Sandbox, hosts_of, setup_variables
 from scbench.sandbox.limits import SETUP_LIMITS
 from scbench.sandbox.local import Local
 from scbench.sandbox.process import ProcessResult
 
-SKIPPED_DIRS = {".venv", "node_modules", "target", "build", "__pycache__", ".git"}
 SETUP_TIMEOUT = 900.0
 """Seconds one setup command may take (a cargo build or a pip install)."""
 
@@ -39,13 +48,20 @@ class SetupStep(BaseModel):
 
 
 class Track(BaseModel):
-    """One entry of ``tracks.yaml``."""
+    """One entry of ``tracks.yaml`` (its header comment documents each field)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     setup: list[SetupStep] = []
     entry: str
     requires: str = "*"
+    products: list[str] = []
+    registries: list[str] = []
     setup_note: dict[str, str] = {}
+
+    def hosts(self) -> tuple[str, ...]:
+        """What set-up may reach: the track's registries and the hosts of the registry URLs the host's
+        set-up variables name (a mirror's ``PIP_INDEX_URL``); none for a track without registries."""
+        return (*self.registries, *hosts_of(setup_variables().values())) if self.registries else ()
 
 
 class SetupError(Exception):
@@ -59,32 +75,8 @@ def tracks() -> dict[str, Track]:
     return {name: Track.model_validate(entry) for name, entry in raw.items()}
 
 
-def solution_files(solution: Path) -> list[Path]:
-    """The files and symbolic links of ``solution`` that make up its content, sorted: every one
-    outside the set-up products and caches of ``SKIPPED_DIRS``. Links are listed, never entered."""
-    return sorted(p for p in solution.rglob("*")
-                  if (p.is_symlink() or p.is_file()) and not SKIPPED_DIRS & set(p.relative_to(solution).parts[:-1]))
-
-
-def content(path: Path) -> bytes:
-    """The bytes of the file ``path``, or ``-> TARGET`` for a symbolic link: a solution's link is
-    never followed on the host, where it could name any file (a secret, ``/dev/zero``)."""
-    return b"-> " + os.fsencode(os.readlink(path)) if path.is_symlink() else path.read_bytes()
-
-
-def _hashed(digest, solution: Path):
-    for path in solution_files(solution):
-        digest.update(str(path.relative_to(solution)).encode() + b"\0" + content(path) + b"\0")
-    return digest
-
-
-def content_digest(solution: Path) -> str:
-    """SHA-256 (hex) of the names and :func:`content` of :func:`solution_files`: the solution's identity."""
-    return _hashed(hashlib.sha256(), solution).hexdigest()
-
-
-def _digest(solution: Path, track: Track, entry_file: str) -> str:
-    return _hashed(hashlib.sha256(json.dumps([track.model_dump(), entry_file]).encode()), solution).hexdigest()
+def _key(solution: Path, track: Track, entry_file: str) -> str:
+    return content.digest(solution, json.dumps([track.model_dump(), entry_file]).encode())
 
 
 def resolve_entry(command: str, directory: Path, values: dict[str, str]) -> list[str]:
@@ -94,19 +86,42 @@ def resolve_entry(command: str, directory: Path, values: dict[str, str]) -> list
     return [str(directory / token) if os.path.lexists(directory / token) else token for token in argv]
 
 
-def _run_setup(track: Track, workdir: Path, values: dict[str, str], level: type[Sandbox]) -> None:
-    log = workdir / ".scbench-setup.log"
-    home = workdir / ".scbench-home"
-    home.mkdir()
-    with level(SETUP_LIMITS, writable=[workdir], network=True) as sandbox:
-        sandbox.own(workdir)
+@contextmanager
+def _read_only(workdir: Path, products: list[str], owner: tuple[int, int] | None) -> Iterator[None]:
+    """The solution in ``workdir`` read-only while set-up runs: its files and directories without write
+    permission and owned by scbench's user, the top directory sticky and open to all (set-up adds its
+    products there, and can neither remove nor rename what is in it), existing ``products`` handed to
+    ``owner``. Modes are restored after."""
+    paths = [workdir, *(Path(root, name) for root, dirs, files in os.walk(workdir) for name in dirs + files)]
+    modes = {path: path.lstat().st_mode for path in paths if not path.is_symlink()}
+    for path, mode in modes.items():
+        os.chmod(path, stat.S_IMODE(mode) & ~0o222)
+    os.chmod(workdir, 0o1777)
+    for name in products:
+        if owner is not None and (workdir / name).exists():
+            os.lchown(workdir / name, *owner)
+            os.chmod(workdir / name, 0o644)
+    try:
+        yield
+    finally:
+        for path, mode in modes.items():
+            if path.exists():
+                os.chmod(path, stat.S_IMODE(mode))
+
+
+def _run_setup(track: Track, workdir: Path, values: dict[str, str], level: type[Sandbox], log: Path) -> None:
+    home = Path(tempfile.mkdtemp(prefix="scbench-setup-home-"))
+    with level(SETUP_LIMITS, writable=[workdir, home], network=track.hosts()) as sandbox:
+        sandbox.own(home)
         for argv in ([arg.format_map(values) for arg in step.run] for step in track.setup
                      if not step.when or (workdir / step.when).exists()):
             done = sandbox.exec(argv, workdir, sandbox.setup_environment(home), workdir, None, SETUP_TIMEOUT)
             with log.open("ab") as sink:
-                sink.write(done.stdout + done.stderr)
+                sink.write(done.stdout + done.stderr + "".join(f"scbench: {line}\n" for line in sandbox.refused)
+                           .encode())
+            sandbox.refused.clear()
             _check(done, argv, log)
-    shutil.rmtree(home)
+    shutil.rmtree(home, ignore_errors=True)
 
 
 def _check(done: ProcessResult, argv: list[str], log: Path) -> None:
@@ -114,6 +129,26 @@ def _check(done: ProcessResult, argv: list[str], log: Path) -> None:
     if done.timed_out or done.exit_code:
         why = f"timed out after {SETUP_TIMEOUT:g}s" if done.timed_out else f"failed with exit code {done.exit_code}"
         raise SetupError(f"setup command {why}: {shlex.join(argv)}\n{log.read_text(errors='replace')[-2000:]}")
+
+
+def _set_up(track: Track, workdir: Path, values: dict[str, str], level: type[Sandbox]) -> None:
+    """Run ``track``'s set-up in ``workdir`` and check that it left the solution as it was and made the entry.
+    Raises :class:`SetupError`."""
+    products = [name.format_map(values) for name in track.products]
+    log = workdir.with_name(f"{workdir.name}.setup.log")
+    log.unlink(missing_ok=True)
+    before = content.fingerprint(workdir, products)
+    with _read_only(workdir, products, level.owner):
+        _run_setup(track, workdir, values, level, log)
+    changed = content.changes(before, content.fingerprint(workdir, products))
+    if changed:
+        raise SetupError(f"set-up changed the solution's source, which is graded as it was given: "
+                         f"{', '.join(changed[:20])}{' ...' if len(changed) > 20 else ''}")
+    missing = [word for word in shlex.split(track.entry.format_map(values)) if "/" in word
+               and not os.path.lexists(workdir / word)]
+    if missing:
+        raise SetupError(f"set-up finished but the entry's {', '.join(missing)} does not exist in the prepared "
+                         f"solution: see {log}")
 
 
 @dataclass(frozen=True)
@@ -125,11 +160,11 @@ class Prepared:
 
 
 def prepare(solution: Path, track_name: str, entry_file: str, level: type[Sandbox] = Local) -> Prepared:
-    """Copy ``solution`` into the cache (its links as links), run ``track_name``'s setup once in
+    """Copy ``solution``'s content into the cache (its links as links), run ``track_name``'s setup once in
     a sandbox of ``level``, return the entry.
 
     Raises ``KeyError`` for an unknown track and :class:`SetupError` when the solution lacks
-    the track's ``requires`` file or its setup fails.
+    the track's ``requires`` file, its setup fails, changes the solution or does not make the entry.
     """
     track = tracks()[track_name]
     if level.tracks is not None and track_name not in level.tracks:
@@ -140,13 +175,14 @@ def prepare(solution: Path, track_name: str, entry_file: str, level: type[Sandbo
     if not any(solution.glob(wanted)):
         raise SetupError(f"{solution} has no {wanted}, so it is not a {track_name} solution of this problem: "
                          f"pass the right --track, or --entry with its command")
-    target = CACHE / "solutions" / f"{level.setup_key()}-{track_name}-{_digest(solution, track, entry_file)[:16]}"
+    target = CACHE / "solutions" / f"{level.setup_key()}-{track_name}-{_key(solution, track, entry_file)[:16]}"
     target.parent.mkdir(parents=True, exist_ok=True)
-    with (target.parent / f"{target.name}.lock").open("w") as lock:
+    ready = target.with_name(f"{target.name}.ready")
+    with target.with_name(f"{target.name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (target / ".scbench-ready").exists():
+        if not ready.exists():
             shutil.rmtree(target, ignore_errors=True)
-            shutil.copytree(solution, target, symlinks=True, ignore=shutil.ignore_patterns(*SKIPPED_DIRS))
-            _run_setup(track, target, values, level)
-            (target / ".scbench-ready").touch()
+            shutil.copytree(solution, target, symlinks=True, ignore=content.ignore)
+            _set_up(track, target, values, level)
+            ready.touch()
     return Prepared(target, resolve_entry(track.entry, target, values))

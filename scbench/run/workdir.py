@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from scbench import content
 from scbench.problem.model import Base64File, CopyFile, InputFile, JsonFile, JsonlFile, TarFile, TextFile, YamlFile
 from scbench.sandbox.base import Sandbox
 
@@ -65,18 +66,12 @@ def write_inputs(workdir: Path, files: dict[str, InputFile], data: Path) -> None
         WRITERS[type(spec)](target, spec, data)
 
 
-ENVIRONMENT_DIRS = (".venv", "node_modules", "target", "build")
-"""Set-up products shared by every case of a solution (linked into each copy, not copied)."""
-
-CACHE_DIRS = ("__pycache__", ".git")
-
-
 def mirror(solution: Path, target: Path) -> Path:
-    """A private copy of ``solution`` at ``target``: its files copied, its set-up products
-    (``ENVIRONMENT_DIRS``) linked, caches left out. Returns ``target``."""
-    shutil.copytree(solution, target, symlinks=True, ignore=shutil.ignore_patterns(*ENVIRONMENT_DIRS, *CACHE_DIRS))
-    for name in ENVIRONMENT_DIRS:
-        if (solution / name).exists():
+    """A private copy of ``solution`` at ``target``: its content copied (:mod:`scbench.content`), its
+    top-level set-up product directories (shared by every case) linked, caches left out. Returns ``target``."""
+    shutil.copytree(solution, target, symlinks=True, ignore=content.ignore)
+    for name in sorted(content.PRODUCT_DIRS):
+        if (solution / name).is_dir():
             (target / name).symlink_to(solution / name)
     return target
 

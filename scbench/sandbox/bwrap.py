@@ -2,10 +2,17 @@
 
 Every run gets its own PID namespace (the tree dies with its first process, whatever it does
 to its session, group or environment), network namespace (only a private loopback; a served
-port is bridged to the host through a Unix socket), user namespace (uid 1000, no
-capabilities), an empty root with the system directories, the toolchains and ``visible`` paths
-read-only, its ``writable`` directory read-write, a private ``/tmp``, and nothing of the
-user's home. Limits: rlimits, plus a cgroup per run (memory, processes) where one is writable.
+port is bridged to the host through a Unix socket, and a run allowed hosts reaches them only
+through the egress proxy), an empty root with the system directories, the toolchains and
+``visible`` paths read-only, its ``writable`` directory read-write, a private ``/tmp`` and
+``/dev/shm``, and nothing of the user's home. Limits: rlimits, plus a cgroup per run (memory,
+processes) where one is writable.
+
+Its identity: under root, bwrap makes the namespaces as root (no user namespace, which would map
+the run to root outside) and ``setpriv`` then drops the run to :data:`RUN_UID`, an unused uid,
+with no capability, no supplementary group and ``no_new_privs``: it reads only what every user
+may read (not ``/etc/shadow``, not private keys) and owns nothing on the host. Under another
+user, a user namespace maps the run (uid 1000 inside) to that user.
 """
 
 from __future__ import annotations
@@ -17,14 +24,17 @@ import sys
 from functools import cache
 from pathlib import Path
 
-from scbench.sandbox.base import RELAY, Sandbox
+from scbench.sandbox.base import RELAY, RUN_OWNER, RUN_UID, Sandbox, run_uid_refusal
 from scbench.sandbox.cgroup import Cgroup, hierarchies
 from scbench.sandbox.process import HostProcess, Process
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 """Host directories every run sees read-only (symlinks among them are recreated as symlinks)."""
 
-SANDBOX_UID = 1000
+NAMESPACE_UID = 1000
+"""The uid a run has inside its user namespace, when scbench does not run as root."""
+PRIVILEGED = RUN_OWNER is not None
+"""scbench runs as root: namespaces are made as root and the run drops to :data:`RUN_UID`."""
 
 
 def rustup_home() -> str:
@@ -44,6 +54,31 @@ def toolchains() -> tuple[str, ...]:
     return tuple(sorted(path for path in real if not path.startswith(SYSTEM)))
 
 
+def _identity() -> list[str]:
+    """bwrap's options for who the run is (see the module docstring); every namespace but the user one is new."""
+    if PRIVILEGED:
+        return ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+                "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    return ["--unshare-all", "--unshare-user", "--uid", str(NAMESPACE_UID), "--gid", str(NAMESPACE_UID)]
+
+
+def _drop() -> list[str]:
+    """The command prefix that drops a run started as root to :data:`RUN_UID` for good."""
+    if not PRIVILEGED:
+        return []
+    return ["setpriv", f"--reuid={RUN_UID}", f"--regid={RUN_UID}", "--clear-groups", "--inh-caps=-all",
+            "--bounding-set=-all", "--no-new-privs", "--"]
+
+
+def _parents(paths: list[str]) -> list[str]:
+    """Options making each missing parent of ``paths`` (outside the system directories) a directory every
+    user may traverse: bwrap would make it ``0700`` like a home, which a run as :data:`RUN_UID` cannot enter."""
+    parents = {str(parent) for path in paths for parent in Path(path).parents
+               if str(parent) != "/" and not str(parent).startswith(SYSTEM)}
+    return [arg for parent in sorted(parents, key=lambda p: (p.count("/"), p)) for arg in ("--perms", "0755",
+                                                                                          "--dir", parent)]
+
+
 def _system_view() -> list[str]:
     args = []
     for path in SYSTEM:
@@ -58,16 +93,29 @@ class Bwrap(Sandbox):
     """Runs each command in its own bubblewrap sandbox (see the module docstring)."""
 
     name = "bwrap"
-    gaps = ("the system directories (/usr, /etc, /opt) and the toolchains are readable",
+    owner = RUN_OWNER
+    contains = ("processes: a PID namespace per run; the whole tree dies with the run",
+                "files: an empty root with the system directories and toolchains read-only, the run's own "
+                "directory writable, a private /tmp; nothing of the home",
+                "network: none for cases; set-up (and agents) reach only their allowed hosts over HTTPS, "
+                "through the egress proxy",
+                f"uid: {RUN_UID}, no account of this machine, no capabilities (under root); the user itself "
+                f"in a user namespace (otherwise)")
+    gaps = ("the system directories (/usr, /etc, /opt) and the toolchains are readable where every user may "
+            "read them",
             "without a writable cgroup, the process count and a tree's total memory are not bounded")
 
     @classmethod
     def unavailable(cls) -> str:
         if not shutil.which("bwrap"):
             return "bubblewrap is not installed (apt-get install bubblewrap)"
-        probe = subprocess.run(["bwrap", "--unshare-all", "--unshare-user", "--ro-bind", "/", "/", "true"],
+        if PRIVILEGED and not shutil.which("setpriv"):
+            return "setpriv (util-linux) is not installed: under root, runs drop to an unused uid with it"
+        probe = subprocess.run(["bwrap", *_identity(), "--ro-bind", "/", "/", "--", *_drop(), "true"],
                                capture_output=True, text=True, check=False)
-        return f"bwrap cannot create namespaces here: {probe.stderr.strip()}" if probe.returncode else ""
+        if probe.returncode:
+            return f"bwrap cannot create namespaces here: {probe.stderr.strip()}"
+        return run_uid_refusal()
 
     @property
     def description(self) -> str:
@@ -79,20 +127,22 @@ class Bwrap(Sandbox):
         return {"RUSTUP_HOME": rustup_home(), **super().setup_environment(home)}
 
     def _argv(self, argv: list[str], cwd: Path, writable: Path) -> list[str]:
-        args = ["bwrap", "--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
-                "--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-                *_system_view()]
-        if self.network:
-            args.append("--share-net")
-        for path in (*toolchains(), str(RELAY), *map(str, self.visible)):
+        shown = [*toolchains(), str(RELAY), *map(str, self.visible)]
+        written = list(dict.fromkeys([*map(str, self.writable), str(writable),
+                                      *([self.egress.server_address] if self.egress else [])]))
+        args = ["bwrap", *_identity(), "--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev",
+                "--perms", "1777", "--tmpfs", "/tmp", "--perms", "1777", "--tmpfs", "/dev/shm", *_system_view(),
+                *_parents(shown + written)]
+        for path in shown:
             args += ["--ro-bind-try", path, path]
-        for path in dict.fromkeys([*map(str, self.writable), str(writable)]):
+        for path in written:
             args += ["--bind", path, path]
-        return [*args, "--chdir", str(cwd), "--", *self.limits.prlimit(), *argv]
+        return [*args, "--chdir", str(cwd), "--", *_drop(), *self.limits.prlimit(), *argv]
 
     def spawn(self, argv: list[str], cwd: Path, env: dict[str, str], writable: Path,
               stdin: bytes | None = None) -> Process:
         cgroup = Cgroup(self.limits.memory_mb * 1024 * 1024, self.limits.processes) if hierarchies() else None
         prefix = cgroup.prefix() if cgroup else []
+        argv, env = self.reaching(argv, env)
         return HostProcess(prefix + self._argv(argv, cwd, writable), cwd, env, stdin, self.limits.output_bytes,
                            shell_status=True, after_kill=cgroup.remove if cgroup else None, contained=True)

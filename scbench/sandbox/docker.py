@@ -2,9 +2,12 @@
 
 The container runs the image built by ``scbench sandbox build-image`` (a Debian rootfs, no
 registry) with no network (``--network none``; a served port is bridged to the host through a
-Unix socket), a read-only root, a private ``/tmp``, no capabilities, a non-root user, memory
-and process limits sized for the runs it holds at once, and the sandbox's scratch directory,
-``writable`` and ``visible`` paths bind-mounted at the host's paths. Each run is an ``exec``
+Unix socket, and a run allowed hosts reaches them only through the egress proxy), a read-only
+root, a private ``/tmp``, no capabilities, ``no-new-privileges``, the unused uid
+:data:`~scbench.sandbox.base.RUN_UID` (under root; the host user otherwise), memory and process
+limits sized for the runs it holds at once, and the sandbox's scratch directory, ``writable``
+and ``visible`` paths bind-mounted at the host's paths. The engine must be this machine's: runs
+are waited for and killed by their host pids. Each run is an ``exec``
 waited for through a pidfd on its host PID and killed from the host like a local process;
 then the processes without an environment marker that it left (adopted by the container's
 init, or children of its own dying processes) are killed with their descendants, so one that
@@ -26,7 +29,7 @@ import uuid
 from functools import cache
 from pathlib import Path
 
-from scbench.sandbox.base import RELAY, Sandbox
+from scbench.sandbox.base import RELAY, RUN_OWNER, RUN_UID, Sandbox, run_uid_refusal
 from scbench.sandbox.limits import MIB
 from scbench.sandbox.process import MARKER, BoundedReader, Process, signal_from_shell_status
 
@@ -34,7 +37,8 @@ IMAGE = os.environ.get("SCBENCH_DOCKER_IMAGE", "scbench-sandbox:3")
 """The image runs use; ``scbench sandbox build-image`` builds it. Its tag is the version of the
 recipe (:mod:`scbench.sandbox.image`): a changed recipe gets a new tag, so that machines build it."""
 
-SANDBOX_UID = 1000
+ENGINE_DEADLINE_S = 30.0
+"""Seconds the engine may take to start an exec, or to report one ended after its process exited."""
 TRUST_STORE = Path("/etc/ssl/certs/ca-certificates.crt")
 """The host's CA bundle, shown to setup containers (which download packages) in place of the image's."""
 
@@ -47,8 +51,28 @@ def client():
 
 
 def user() -> str:
-    """``uid:gid`` of the container's runs: the host user's, or 1000 when scbench runs as root."""
-    return f"{os.getuid()}:{os.getgid()}" if os.getuid() else f"{SANDBOX_UID}:{SANDBOX_UID}"
+    """``uid:gid`` of the container's runs: :data:`RUN_UID` when scbench runs as root, the host user's otherwise."""
+    return f"{RUN_UID}:{RUN_UID}" if RUN_OWNER else f"{os.getuid()}:{os.getgid()}"
+
+
+def remote_engine() -> str:
+    """Why the engine ``DOCKER_HOST`` names is not this machine's (``""``: it is local)."""
+    host = os.environ.get("DOCKER_HOST", "")
+    if host and not host.startswith("unix://"):
+        return (f"DOCKER_HOST={host} is not a local engine: runs are waited for and killed by their host "
+                "pids, so the engine must run on this machine (unset DOCKER_HOST, or a unix:// socket)")
+    return ""
+
+
+def _until(ready, what: str) -> dict:
+    """Poll :meth:`DockerExec._inspect`-like ``ready()`` (``(done, info)``) every millisecond until done;
+    ``OSError`` naming ``what`` after :data:`ENGINE_DEADLINE_S`."""
+    deadline = time.monotonic() + ENGINE_DEADLINE_S
+    while not (state := ready())[0]:
+        if time.monotonic() > deadline:
+            raise OSError(f"the Docker engine did not {what} within {ENGINE_DEADLINE_S:g} s")
+        time.sleep(0.001)
+    return state[1]
 
 
 EXITING = ""
@@ -105,7 +129,9 @@ class DockerExec(Process):
         self.after_kill = functools.partial(kill_unmarked, container.id, self.marker)
         self.exec_id = api.exec_create(container.id, argv, stdin=stdin is not None, workdir=str(cwd),
                                        environment={**env, MARKER: self.marker}, user=user())["Id"]
-        self.socket = api.exec_start(self.exec_id, socket=True)._sock
+        connection = api.exec_start(self.exec_id, socket=True)
+        self.socket = socket.socket(fileno=os.dup(connection.fileno()))
+        connection.close()
         self.pid = self._started_pid()
         super().__init__()
         self.stdout, self.stderr = BoundedReader(output_limit), BoundedReader(output_limit)
@@ -121,9 +147,10 @@ class DockerExec(Process):
         return client().api.exec_inspect(self.exec_id)
 
     def _started_pid(self) -> int:
-        while (info := self._inspect())["Pid"] == 0 and (info["Running"] or info["ExitCode"] is None):
-            time.sleep(0.001)
-        return info["Pid"]
+        def started() -> tuple[bool, dict]:
+            info = self._inspect()
+            return info["Pid"] != 0 or not (info["Running"] or info["ExitCode"] is None), info
+        return _until(started, "start the run")["Pid"]
 
     def _feed(self, data: bytes) -> None:
         with contextlib.suppress(OSError):  # the process exited without reading all its input
@@ -136,20 +163,27 @@ class DockerExec(Process):
             signal.pidfd_send_signal(self.pidfd, sig)
 
     def exit_code(self) -> int:
-        while (info := self._inspect())["Running"]:
-            time.sleep(0.001)
-        return signal_from_shell_status(info["ExitCode"])
+        def ended() -> tuple[bool, dict]:
+            info = self._inspect()
+            return not info["Running"], info
+        return signal_from_shell_status(_until(ended, "report the run ended")["ExitCode"])
 
 
 class Docker(Sandbox):
-    """Runs commands in one container (see the module docstring). Runs write as uid 1000
+    """Runs commands in one container (see the module docstring). Runs write as :data:`RUN_UID`
     when scbench runs as root, as the host user otherwise; the image has the ``python`` and
     ``node`` tracks' toolchains."""
 
     name = "docker"
     python = "python3"
     tracks = ("python", "node")
-    owner = None if os.getuid() else (SANDBOX_UID, SANDBOX_UID)
+    owner = RUN_OWNER
+    contains = ("processes: a container per solution and checkpoint, removed with every process in it",
+                "files: the image's root read-only, the run's own directories writable, a private /tmp",
+                "network: none for cases; set-up (and agents) reach only their allowed hosts over HTTPS, "
+                "through the egress proxy",
+                f"uid: {RUN_UID}, no account of this machine, no capabilities, no-new-privileges (under root); "
+                f"the host user (otherwise)")
     gaps = ("runs of one sandbox share the container: its loopback, its /tmp and each other's files",)
 
     container = None
@@ -159,6 +193,8 @@ class Docker(Sandbox):
         if importlib.util.find_spec("docker") is None:
             return "the Docker SDK is not installed: pip install 'scbench[docker]'"
         import docker
+        if remote_engine():
+            return remote_engine()
         try:
             client().ping()
         except docker.errors.DockerException as error:
@@ -167,7 +203,7 @@ class Docker(Sandbox):
             client().images.get(IMAGE)
         except docker.errors.ImageNotFound:
             return f"the image {IMAGE} is not built: run `scbench sandbox build-image`"
-        return ""
+        return run_uid_refusal()
 
     @classmethod
     def setup_key(cls) -> str:
@@ -190,7 +226,7 @@ class Docker(Sandbox):
         limits = self.limits.scaled(self.parallel)
         self.container = client().containers.run(
             IMAGE, ["sleep", "infinity"], detach=True, init=True, user=user(),
-            network_mode="bridge" if self.network else "none", read_only=True, tmpfs={"/tmp": ""},
+            network_mode="none", read_only=True, tmpfs={"/tmp": ""},
             cap_drop=["ALL"], security_opt=["no-new-privileges"], mem_limit=limits.memory_mb * MIB,
             memswap_limit=limits.memory_mb * MIB, pids_limit=limits.processes, volumes=self._volumes(),
             environment={MARKER: "container"}, labels={"scbench": "sandbox"})
@@ -204,4 +240,5 @@ class Docker(Sandbox):
 
     def spawn(self, argv: list[str], cwd: Path, env: dict[str, str], writable: Path,
               stdin: bytes | None = None) -> Process:
+        argv, env = self.reaching(argv, env)
         return DockerExec(self.container, self.limits.prlimit() + argv, cwd, env, stdin, self.limits.output_bytes)

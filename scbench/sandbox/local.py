@@ -17,6 +17,12 @@ class Local(Sandbox):
     end. For machines with neither bwrap nor Docker."""
 
     name = "local"
+    confines_network = False
+    contains = ("processes: its own session and process group, killed with every descendant that keeps the "
+                "run's environment marker",
+                "files: a fresh working directory per case, HOME and TMPDIR inside it",
+                "network: the host's, for set-up and cases alike",
+                "uid: scbench's own user")
     gaps = ("reads and writes anywhere the user can, the home directory included",
             "connects to the network and to the host's loopback",
             "a descendant that clears its environment and leaves the session outlives its run",

@@ -1,12 +1,19 @@
-"""Serve a port of a sandbox that has no network: ``python3 -S relay.py SOCKET PORT``.
+"""Bridge a sandbox that has no network to the host, through a Unix socket both see.
 
-Waits until something accepts connections on 127.0.0.1:PORT inside the sandbox, then listens
-on the Unix socket SOCKET (a path the host sees too) and bridges every connection to the port.
-The socket exists only once the server is ready, so connecting to it is the readiness probe.
+``python3 -S relay.py SOCKET PORT`` serves a port of the sandbox: it waits until something accepts
+connections on 127.0.0.1:PORT inside the sandbox, then listens on the Unix socket SOCKET and bridges
+every connection to the port. The socket exists only once the server is ready, so connecting to it
+is the readiness probe.
+
+``python3 -S relay.py --outbound PORT SOCKET`` is the way out (``egress.py``): it listens on
+127.0.0.1:PORT inside the sandbox and bridges every connection to the host's proxy on SOCKET. It
+returns once it listens (a forked child serves), so a command started after it finds the port ready.
+
 Standard library only, sockets and threads (cheap to start): it runs with whichever Python
 the sandbox has.
 """
 
+import os
 import socket
 import sys
 import threading
@@ -37,10 +44,21 @@ def connect(port: int) -> socket.socket:
     return upstream
 
 
-def bridge(client: socket.socket, port: int) -> None:
-    """Connect ``client`` to the port (closing it if nothing listens any more)."""
+def unix(path: str) -> socket.socket:
+    """A connection to the Unix socket ``path``. Raises ``OSError``."""
+    upstream = socket.socket(socket.AF_UNIX)
     try:
-        upstream = connect(port)
+        upstream.connect(path)
+    except OSError:
+        upstream.close()
+        raise
+    return upstream
+
+
+def bridge(client: socket.socket, upstream_of, address) -> None:
+    """Connect ``client`` to ``upstream_of(address)`` (closing it if nothing listens any more)."""
+    try:
+        upstream = upstream_of(address)
     except OSError:
         client.close()
         return
@@ -64,8 +82,20 @@ def main(path: str, port: int) -> None:
     listener.listen(64)
     while True:
         client, _ = listener.accept()
-        threading.Thread(target=bridge, args=(client, port), daemon=True).start()
+        threading.Thread(target=bridge, args=(client, connect, port), daemon=True).start()
+
+
+def outbound(port: int, path: str) -> None:
+    listener = socket.create_server(("127.0.0.1", port))
+    if os.fork():
+        os._exit(0)
+    while True:
+        client, _ = listener.accept()
+        threading.Thread(target=bridge, args=(client, unix, path), daemon=True).start()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]))
+    if sys.argv[1] == "--outbound":
+        outbound(int(sys.argv[2]), sys.argv[3])
+    else:
+        main(sys.argv[1], int(sys.argv[2]))

@@ -1,0 +1,88 @@
+"""What a solution's content is, defined once: its files and symbolic links, without the products of set-up and
+the caches of tools, wherever they are in its tree.
+
+Everything that copies, digests, snapshots or measures a solution uses this definition: a track's set-up
+cache key and the check that set-up left the source alone (``run/tracks.py``), a case's private copy
+(``run/workdir.py``), an agent's snapshot (``agent/snapshot.py``), quality measurement (``quality/``) and
+mutants (``check/mutants.py``). Symbolic links are content (their target, never followed) and are never
+entered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Collection, Iterator
+from pathlib import Path
+
+PRODUCT_DIRS = frozenset({".venv", "venv", "node_modules", "target", "build"})
+"""Directories set-up makes (a virtual environment, npm's packages, cargo's and javac's outputs): shared by
+the cases of a prepared solution, never part of its content."""
+CACHE_DIRS = frozenset({"__pycache__", ".git", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
+"""Directories of tools' caches and version control."""
+EXCLUDED_DIRS = PRODUCT_DIRS | CACHE_DIRS
+
+
+def _kept(path: str) -> bool:
+    """A regular file or a symbolic link: FIFOs, sockets and devices are never content (reading one can block
+    or never end)."""
+    return os.path.islink(path) or os.path.isfile(path)
+
+
+def walk(root: Path) -> Iterator[Path]:
+    """Every regular file and symbolic link of ``root``'s content, sorted by directory then name; directories
+    named in :data:`EXCLUDED_DIRS` and links to directories are not entered (a link is yielded as itself)."""
+    for directory, subdirs, names in os.walk(root):
+        entered = sorted(name for name in subdirs if name not in EXCLUDED_DIRS)
+        linked = [name for name in entered if os.path.islink(os.path.join(directory, name))]
+        subdirs[:] = [name for name in entered if name not in linked]
+        paths = (os.path.join(directory, name) for name in sorted([*names, *linked]))
+        yield from (Path(path) for path in paths if _kept(path))
+
+
+def _left_out(path: str) -> bool:
+    if os.path.islink(path):
+        return False
+    return os.path.basename(path) in EXCLUDED_DIRS and os.path.isdir(path) or not (os.path.isfile(path)
+                                                                                 or os.path.isdir(path))
+
+
+def ignore(directory: str, names: list[str]) -> set[str]:
+    """The names :func:`shutil.copytree` leaves out of a copy of content: the excluded directories and the
+    special files (FIFOs, sockets, devices), which are never content (copying one blocks or fails)."""
+    return {name for name in names if _left_out(os.path.join(directory, name))}
+
+
+def read_link_or_file(path: Path) -> bytes:
+    """The bytes that stand for ``path`` in a digest: ``-> TARGET`` for a symbolic link (a solution's link is
+    never followed on the host, where it could name any file), else the file's bytes."""
+    return b"-> " + os.fsencode(os.readlink(path)) if path.is_symlink() else path.read_bytes()
+
+
+def _sha256(path: Path) -> str:
+    if path.is_symlink():
+        return hashlib.sha256(read_link_or_file(path)).hexdigest()
+    with path.open("rb") as stream:
+        return hashlib.file_digest(stream, "sha256").hexdigest()
+
+
+def fingerprint(root: Path, left_out: Collection[str] = ()) -> dict[str, str]:
+    """Relative path (POSIX) -> SHA-256 (hex) of each file of ``root``'s content (:func:`walk`; a link's
+    target, never its file), except those under a top-level name in ``left_out``. Files are streamed, never
+    read whole."""
+    found = ((path, path.relative_to(root)) for path in walk(root))
+    return {relative.as_posix(): _sha256(path) for path, relative in found if relative.parts[0] not in left_out}
+
+
+def digest(root: Path, salt: bytes = b"") -> str:
+    """SHA-256 (hex) of ``salt`` and the names and contents of ``root``'s content: the solution's identity."""
+    summed = hashlib.sha256(salt)
+    for name, sha in sorted(fingerprint(root).items()):
+        summed.update(f"{name}\0{sha}\0".encode())
+    return summed.hexdigest()
+
+
+def changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """``added NAME``, ``removed NAME`` and ``changed NAME`` for each file two fingerprints disagree on, sorted."""
+    return [f"{'added' if name not in before else 'removed' if name not in after else 'changed'} {name}"
+            for name in sorted(before.keys() | after.keys()) if before.get(name) != after.get(name)]

@@ -1,0 +1,38 @@
+"""A solution's content, defined once (scbench/content.py): what every copy, digest, snapshot and measurement
+takes of a solution."""
+
+import os
+import shutil
+
+from scbench import content
+
+
+def test_content_leaves_out_products_caches_and_special_files_and_never_follows_a_link(tmp_path):
+    root = tmp_path / "solution"
+    for name in ("main.py", "pkg/mod.py", ".venv/bin/python", "venv/x", "node_modules/m.js", "pkg/__pycache__/m.pyc",
+                 ".git/HEAD", "target/release/bin", "build/a.class", "docs/build.md"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(name)
+    (root / "build.sh").write_text("a file named like a product directory is content")
+    os.mkfifo(root / "pipe")
+    (root / "secret").symlink_to("/etc/shadow")
+    (root / "linked_dir").symlink_to(root / "pkg")
+    shutil.copytree(root, tmp_path / "copy", symlinks=True, ignore=content.ignore)
+    expected = ["build.sh", "docs/build.md", "linked_dir", "main.py", "pkg/mod.py", "secret"]
+    assert sorted(str(path.relative_to(root)) for path in content.walk(root)) == expected
+    assert sorted(str(p.relative_to(tmp_path / "copy")) for p in content.walk(tmp_path / "copy")) == expected
+    assert content.read_link_or_file(root / "secret") == b"-> /etc/shadow"
+
+
+def test_fingerprints_name_every_file_added_removed_or_changed(tmp_path):
+    (tmp_path / "a").write_text("1")
+    (tmp_path / "b").write_text("2")
+    (tmp_path / "Cargo.lock").write_text("3")
+    before = content.fingerprint(tmp_path, ["Cargo.lock"])
+    (tmp_path / "a").write_text("changed")
+    (tmp_path / "b").unlink()
+    (tmp_path / "c").write_text("new")
+    (tmp_path / "Cargo.lock").write_text("a product may change")
+    assert content.changes(before, content.fingerprint(tmp_path, ["Cargo.lock"])) == ["changed a", "removed b",
+                                                                                     "added c"]
+    assert content.digest(tmp_path) != content.digest(tmp_path, b"salt")
