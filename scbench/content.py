@@ -29,15 +29,23 @@ def _kept(path: str) -> bool:
     return os.path.islink(path) or os.path.isfile(path)
 
 
+def _links_among(directory: str, subdirs: list[str]) -> list[str]:
+    """The links to directories among ``subdirs`` (content, never entered); ``subdirs`` is left holding the
+    directories :func:`os.walk` enters next: the others, excluded ones removed, sorted."""
+    kept = sorted(name for name in subdirs if name not in EXCLUDED_DIRS)
+    linked = [name for name in kept if os.path.islink(os.path.join(directory, name))]
+    subdirs[:] = [name for name in kept if name not in linked]
+    return linked
+
+
 def walk(root: Path) -> Iterator[Path]:
     """Every regular file and symbolic link of ``root``'s content, sorted by directory then name; directories
     named in :data:`EXCLUDED_DIRS` and links to directories are not entered (a link is yielded as itself)."""
     for directory, subdirs, names in os.walk(root):
-        entered = sorted(name for name in subdirs if name not in EXCLUDED_DIRS)
-        linked = [name for name in entered if os.path.islink(os.path.join(directory, name))]
-        subdirs[:] = [name for name in entered if name not in linked]
-        paths = (os.path.join(directory, name) for name in sorted([*names, *linked]))
-        yield from (Path(path) for path in paths if _kept(path))
+        for name in sorted([*names, *_links_among(directory, subdirs)]):
+            path = os.path.join(directory, name)
+            if _kept(path):
+                yield Path(path)
 
 
 def _left_out(path: str) -> bool:

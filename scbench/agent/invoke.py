@@ -38,8 +38,9 @@ class Call:
     """What one checkpoint's agent call needs: the agent, its time limit, the values of the
     placeholders that do not depend on the checkpoint (``model``, ``snapshots``), the variables
     passed besides the agent's own (``--secret`` and ``--env`` names), the sandbox level, the
-    dollars the run may still spend (``None``: no limit) and the hosts it may reach besides the
-    agent's own (``--allow-host``, the track's registries)."""
+    dollars the run may still spend (``None``: no limit), the hosts it may reach besides the
+    agent's own (``--allow-host``) and the track's package registries (reached only by an agent
+    that reaches any host)."""
 
     agent: Agent
     timeout_s: float
@@ -49,18 +50,19 @@ class Call:
     level: type[Sandbox]
     budget_usd: float | None = None
     hosts: tuple[str, ...] = ()
+    registries: tuple[str, ...] = ()
 
     def secret_values(self) -> list[tuple[str, str]]:
         """``(name, value)`` of every secret set in scbench's environment: what must never be written."""
         return list(host_variables((*self.agent.secrets, *self.secrets)).items())
 
     def network(self) -> tuple[str, ...]:
-        """The hosts the agent may reach: its own, the call's, and those of URLs in the variables passed
-        to it (a base URL); none when the agent and the call name none."""
+        """The hosts the agent may reach: its own, the call's, the track's registries and those of URLs in
+        the variables passed to it (a base URL); none when the agent and the call name none."""
         if not (self.agent.hosts or self.hosts):
             return ()
         passed = host_variables((*self.agent.env, *self.env)).values()
-        return tuple(dict.fromkeys((*self.agent.hosts, *self.hosts, *hosts_of(passed))))
+        return tuple(dict.fromkeys((*self.agent.hosts, *self.hosts, *self.registries, *hosts_of(passed))))
 
     def environment(self, home: Path, tmp: Path) -> dict[str, str]:
         """The agent's whole environment."""

@@ -10,6 +10,8 @@ import typer
 from scbench.commands.common import known_track, load_bundle, stderr_console, usable_sandbox
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from scbench.agent.table import Agent
     from scbench.rundir import RunRecord
 
@@ -28,6 +30,20 @@ def _agent(name: str | None, command: str | None, usage: str, stdin: bool) -> Ag
     if wrong:
         raise typer.BadParameter("; ".join(wrong), param_hint="--agent" if name else "--agent-command")
     return agent
+
+
+def _usable(console: Console, chosen: Agent, name: str | None, prompt: str, track: str, sandbox: str | None) -> None:
+    """Raise a usage error for an unknown prompt template or track, a sandbox level this machine lacks, or an
+    agent whose credentials are not set."""
+    from scbench.prompts.render import templates
+    if prompt not in templates():
+        raise typer.BadParameter(f"unknown template {prompt!r}; known: {', '.join(templates())}",
+                                 param_hint="--prompt")
+    known_track(track)
+    usable_sandbox(console, sandbox)
+    missing = chosen.missing_secrets()
+    if missing:
+        raise typer.BadParameter(f"agent {name} needs a credential: {missing}", param_hint="--agent")
 
 
 def _values(agent: Agent, model: str | None, snapshots: Path | None) -> dict[str, str]:
@@ -104,26 +120,16 @@ def run(
 
     from scbench.agent.invoke import Call
     from scbench.agent.loop import Experiment, RunDirError, run_problem
-    from scbench.prompts.render import templates
     from scbench.run.tracks import tracks
     from scbench.sandbox.registry import choose
     chosen = _agent(agent, agent_command, usage, stdin)
-    if prompt not in templates():
-        raise typer.BadParameter(f"unknown template {prompt!r}; known: {', '.join(templates())}",
-                                 param_hint="--prompt")
-    known_track(track)
     console = stderr_console()
-    usable_sandbox(console, sandbox)
-    missing = chosen.missing_secrets()
-    if missing:
-        raise typer.BadParameter(f"agent {agent} needs a credential: {missing}", param_hint="--agent")
+    _usable(console, chosen, agent, prompt, track, sandbox)
     bundle = load_bundle(problem)
     name = agent or name
     run_dir = out or Path("runs") / f"{bundle.config.name}-{name}-{datetime.now(UTC):%Y%m%dT%H%M%S}"
-    extra = tuple(allow_host or ())
     call = Call(chosen, timeout or chosen.timeout_s, _values(chosen, model, snapshots), tuple(secret or ()),
-                tuple(env or ()), choose(sandbox), hosts=extra + (tracks()[track].hosts() if chosen.hosts or extra
-                                                                   else ()))
+                tuple(env or ()), choose(sandbox), hosts=tuple(allow_host or ()), registries=tracks()[track].hosts())
     experiment = Experiment(call, name, model, prompt, track, sandbox, cost_limit, jobs)
     signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))  # clean up as for Ctrl-C
     try:

@@ -40,13 +40,18 @@ UNGRADED = {"failed": "the agent failed", "done": "not graded: setup failed", "e
 """Why a checkpoint in a state has no grading (any other state: ``not run``)."""
 
 
+def _quality_figures(results: RunResults | None) -> dict[str, float | int | None]:
+    """Erosion, verbosity and LOC of a graded checkpoint, each ``None`` when it was not graded."""
+    quality = results.quality if results else None
+    return {key: getattr(quality, key) if quality else None for key in ("erosion", "verbosity", "loc")}
+
+
 def _measures(record: CheckpointRecord, usage: Usage | None, results: RunResults | None) -> tuple[dict, dict]:
     """The checkpoint's measures (``None`` where missing) and why each missing one is missing."""
     ran = record.status in RAN and usage is not None
-    quality = results.quality if results else None
     values = {"cost_usd": usage.cost_usd if ran else None,
               "minutes": round(usage.wall_s / 60, 4) if ran and usage.wall_s is not None else None,
-              **{key: getattr(quality, key) if quality else None for key in ("erosion", "verbosity", "loc")}}
+              **_quality_figures(results)}
     cost_reason = f"cost unknown (usage parser {usage.parser})" if ran else "not run"
     reasons = {"cost_usd": cost_reason, "minutes": "not run", **dict.fromkeys(("erosion", "verbosity", "loc"),
                                                                               UNGRADED.get(record.status, "not run"))}

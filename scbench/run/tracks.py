@@ -86,27 +86,31 @@ def resolve_entry(command: str, directory: Path, values: dict[str, str]) -> list
     return [str(directory / token) if os.path.lexists(directory / token) else token for token in argv]
 
 
+def _modes(workdir: Path) -> dict[Path, int]:
+    """The permission bits of ``workdir`` and of every file and directory under it (links have none)."""
+    paths = [workdir, *(Path(root, name) for root, dirs, files in os.walk(workdir) for name in dirs + files)]
+    return {path: stat.S_IMODE(path.lstat().st_mode) for path in paths if not path.is_symlink()}
+
+
 @contextmanager
 def _read_only(workdir: Path, products: list[str], owner: tuple[int, int] | None) -> Iterator[None]:
     """The solution in ``workdir`` read-only while set-up runs: its files and directories without write
     permission and owned by scbench's user, the top directory sticky and open to all (set-up adds its
     products there, and can neither remove nor rename what is in it), existing ``products`` handed to
     ``owner``. Modes are restored after."""
-    paths = [workdir, *(Path(root, name) for root, dirs, files in os.walk(workdir) for name in dirs + files)]
-    modes = {path: path.lstat().st_mode for path in paths if not path.is_symlink()}
+    modes = _modes(workdir)
     for path, mode in modes.items():
-        os.chmod(path, stat.S_IMODE(mode) & ~0o222)
+        os.chmod(path, mode & ~0o222)
     os.chmod(workdir, 0o1777)
-    for name in products:
-        if owner is not None and (workdir / name).exists():
-            os.lchown(workdir / name, *owner)
-            os.chmod(workdir / name, 0o644)
+    for product in (workdir / name for name in products if owner is not None and (workdir / name).exists()):
+        os.lchown(product, *owner)
+        os.chmod(product, 0o644)
     try:
         yield
     finally:
         for path, mode in modes.items():
             if path.exists():
-                os.chmod(path, stat.S_IMODE(mode))
+                os.chmod(path, mode)
 
 
 def _run_setup(track: Track, workdir: Path, values: dict[str, str], level: type[Sandbox], log: Path) -> None:
