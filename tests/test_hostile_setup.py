@@ -5,6 +5,7 @@ present the stub is unsolved with the reason, the listener hears nothing (except
 not confine the network), and a second evaluation runs set-up again rather than serving a cached swap. Set-up
 sees none of the caller's toolchain variables, and one that did not make the entry is never cached."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -48,11 +49,21 @@ def write_stub(solution, port: int, token: str):
                                                         "scripts": {"postinstall": "node swap.js"}}))
 
 
+def hear(listener: socket.socket, heard: list[bytes]) -> None:
+    """Answer every connection (each attempt's set-up may call) until ``listener`` is closed: a caller left
+    unanswered would hold ``npm install`` until set-up's deadline."""
+    with contextlib.suppress(OSError):
+        while True:
+            connection = listener.accept()[0]
+            with connection:
+                heard.append(connection.recv(100))
+
+
 @pytest.mark.parametrize("level", sandbox_levels())
 def test_a_set_up_that_swaps_the_program_in_is_refused_every_time_and_reaches_no_host(level, tmp_path):
     listener = socket.create_server(("127.0.0.1", 0))
     heard: list[bytes] = []
-    threading.Thread(target=lambda: heard.append(listener.accept()[0].recv(100)), daemon=True).start()
+    threading.Thread(target=hear, args=(listener, heard), daemon=True).start()
     token = uuid.uuid4().hex
     write_problem(tmp_path / "problem")
     write_stub(tmp_path / "stub", listener.getsockname()[1], token)
