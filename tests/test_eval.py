@@ -151,7 +151,7 @@ def test_mutation_score_runs_the_reference_under_the_checkpoints_limits(kv_copy)
 
 @pytest.mark.parametrize("problem", sorted(path.name for path in (ROOT / "problems").iterdir()))
 def test_shipped_problems_are_consistent(problem):
-    done = scbench("check", ROOT / "problems" / problem)
+    done = scbench("check", ROOT / "problems" / problem, "--regressions", "last")
     assert done.returncode == 0, done.stdout[-3000:]
     assert done.stdout.rstrip().endswith("consistent") and "reference solutions" not in done.stderr
 
@@ -170,14 +170,19 @@ def test_regression_ignore_drops_fields_a_later_checkpoint_adds(kv_copy):
     assert evaluate(compile_problem(kv_copy), 2, Target(solution.parent, "python")).summary.strict
 
 
-def test_regression_ignore_holds_at_every_later_checkpoint(kv_copy):
-    # before: only the running checkpoint's paths were ignored, so a field checkpoint 2 adds
-    # failed checkpoint 1's cases again at checkpoint 3
+def add_checkpoint_3(kv_copy):
+    """A third checkpoint of the kv copy (its spec, one core case), without a reference or config entry."""
     shutil.copy(kv_copy / "checkpoint_2.md", kv_copy / "checkpoint_3.md")
     (kv_copy / "cases/checkpoint_3").mkdir()
     (kv_copy / "cases/checkpoint_3/core.yaml").write_text(
         "cases:\n  - {id: count_again, args: [count, '{data}/docs/a.txt'], "
         "expect: {stdout: {format: json, subset: true, value: {words: 5}}}}\n")
+
+
+def test_regression_ignore_holds_at_every_later_checkpoint(kv_copy):
+    # before: only the running checkpoint's paths were ignored, so a field checkpoint 2 adds
+    # failed checkpoint 1's cases again at checkpoint 3
+    add_checkpoint_3(kv_copy)
     solution = kv_copy / "solutions/python/checkpoint_3/kv.py"
     solution.parent.mkdir(parents=True)
     shutil.copy(kv_copy / "solutions/python/checkpoint_2/kv.py", solution)
@@ -188,6 +193,21 @@ def test_regression_ignore_holds_at_every_later_checkpoint(kv_copy):
     assert [(c.id, c.passed) for c in results.cases if c.category == "regression"] == [
         ("set_then_get", True), ("dump_sorted", True), ("get_missing", True), ("count_doc", True),
         ("count_data_placeholder", True)]
+
+
+def test_check_with_regressions_last_runs_them_at_each_tracks_last_reference_only(kv_copy):
+    add_checkpoint_3(kv_copy)
+    shutil.copytree(kv_copy / "solutions/python/checkpoint_2", kv_copy / "solutions/python/checkpoint_3")
+    replace_in(kv_copy / "config.yaml", "checkpoint_2: {order: 2}",
+               "checkpoint_2: {order: 2}\n  checkpoint_3: {order: 3}")
+    runs = {regressions: [(run["track"], run["checkpoint"], run["summary"]["counts"]["regression"]["total"])
+                          for run in json.loads(scbench("check", kv_copy, "--json", "--regressions",
+                                                        regressions).stdout)["runs"]]
+            for regressions in ("every", "last")}
+    assert runs == {"every": [("node", "checkpoint_1", 0), ("python", "checkpoint_1", 0),
+                              ("python", "checkpoint_2", 3), ("python", "checkpoint_3", 5)],
+                    "last": [("node", "checkpoint_1", 0), ("python", "checkpoint_1", 0),
+                             ("python", "checkpoint_2", 0), ("python", "checkpoint_3", 5)]}
 
 
 def test_regression_retire_stops_an_earlier_case_from_that_checkpoint_on(kv_copy):

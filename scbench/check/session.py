@@ -7,10 +7,11 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from scbench.check.flaky import find_flaky
 from scbench.check.mutants import MutationScore, mutation_score
-from scbench.evaluate.session import Target, evaluate, with_quality
+from scbench.evaluate.session import Selection, Target, evaluate, with_quality
 from scbench.lint.examples import check_examples
 from scbench.lint.problem import lint_problem
 from scbench.problem.bundle import Bundle
@@ -85,12 +86,14 @@ def _run_problems(ref: Reference, results: RunResults) -> Iterator[str]:
 
 
 def _run_references(root: Path, bundle: Bundle, found: list[Reference], run, report: CheckReport,
-                    sandbox: str | None) -> None:
+                    options: CheckOptions) -> None:
+    last = {ref.track: ref.number for ref in found}  # found is sorted by track, then checkpoint
     for ref in found:
         if ref.track not in tracks() or ref.number > len(bundle.checkpoints):
             continue
+        selection = Selection(regressions=options.regressions == "every" or ref.number == last[ref.track])
         try:
-            results = run(bundle, ref.number, Target(ref.path, ref.track, sandbox=sandbox))
+            results = run(bundle, ref.number, Target(ref.path, ref.track, sandbox=options.sandbox), selection=selection)
         except SetupError as error:
             report.problems.append(f"{ref.path.relative_to(root)}: setup failed: {error}")
             continue
@@ -110,11 +113,14 @@ def _lint(root: Path, bundle: Bundle, report: CheckReport) -> None:
 class CheckOptions:
     """What ``check`` does beyond running the references: ``repeat`` > 1 reruns every case that
     many times to find flaky ones; ``mutants`` computes the mutation score of each python reference;
-    ``sandbox`` is the level the references run in (``None``: the first available)."""
+    ``sandbox`` is the level the references run in (``None``: the first available); ``regressions`` says
+    which references also run the earlier checkpoints' cases: ``every`` one, or only each track's ``last``
+    (every case of the problem still runs on some reference, in a fraction of the case runs)."""
 
     repeat: int = 1
     mutants: bool = False
     sandbox: str | None = None
+    regressions: Literal["every", "last"] = "every"
 
 
 def check(root: Path, bundle: Bundle, run: Callable[[Bundle, int, Target], RunResults] | None = None,
@@ -122,11 +128,12 @@ def check(root: Path, bundle: Bundle, run: Callable[[Bundle, int, Target], RunRe
     """Run every usable reference of the problem at ``root``, lint the problem, and collect
     inconsistencies: layout errors, setup failures, failing cases, lint errors (warnings are
     kept apart), flaky cases, and, on request, mutation scores. ``run`` defaults to
-    :func:`scbench.evaluate.session.evaluate` (the CLI passes one with a progress bar)."""
+    :func:`scbench.evaluate.session.evaluate` (the CLI passes one with a progress bar); it is called with
+    the :class:`Selection` of each reference as ``selection``."""
     report = CheckReport()
     found = list(references(root))
     report.problems += _layout_problems(root, bundle, found)
-    _run_references(root, bundle, found, run or evaluate, report, options.sandbox)
+    _run_references(root, bundle, found, run or evaluate, report, options)
     _lint(root, bundle, report)
     for ref, _ in report.runs if options.repeat > 1 else []:
         target = Target(ref.path, ref.track, sandbox=options.sandbox)

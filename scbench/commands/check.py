@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -25,6 +25,9 @@ def check_command(
     mutants: Annotated[bool, typer.Option("--mutants", help="mutation score of each python reference")] = False,
     sandbox: SandboxOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+    regressions: Annotated[Literal["every", "last"], typer.Option(
+        help="which references also run the earlier checkpoints' cases: every one, or only each track's last "
+             "(every case still runs, in far fewer case runs)")] = "every",
 ) -> None:
     """Compile, lint, then run every reference solution of every track on its checkpoint plus
     regressions. The report goes to stdout, progress to stderr. Exit 1 on any inconsistency
@@ -36,7 +39,8 @@ def check_command(
     console = stderr_console()
     usable_sandbox(console, sandbox)
     bundle = load_bundle(problem)
-    report = check(problem, bundle, with_progress(jobs, console), CheckOptions(repeat, mutants, sandbox))
+    report = check(problem, bundle, with_progress(jobs, console),
+                   CheckOptions(repeat, mutants, sandbox, regressions))
     if json_out:
         typer.echo(json.dumps(report.to_dict(), indent=2))
     else:

@@ -108,11 +108,11 @@ def with_progress(jobs: int | None, console: Console, selection: Selection | Non
     from scbench.evaluate import session as evaluation
     chosen = selection or evaluation.Selection()
 
-    def run(bundle: Bundle, checkpoint: int, target: Target) -> RunResults:
+    def run(bundle: Bundle, checkpoint: int, target: Target, selection: Selection = chosen) -> RunResults:
         with progress(console) as bar:
             task = bar.add_task(f"{target.track or 'entry'} checkpoint_{checkpoint}",
-                                total=len(chosen.suite(bundle, checkpoint)))
-            return evaluation.evaluate(bundle, checkpoint, target, jobs, lambda _: bar.advance(task), chosen)
+                                total=len(selection.suite(bundle, checkpoint)))
+            return evaluation.evaluate(bundle, checkpoint, target, jobs, lambda _: bar.advance(task), selection)
     return run
 
 

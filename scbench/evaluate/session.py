@@ -92,17 +92,20 @@ class Target:
 @dataclass(frozen=True)
 class Selection:
     """Which cases of a suite run: those whose id or ``checkpoint_N/id`` matches the shell-style
-    ``pattern`` (a pattern without wildcards matches as a substring), and no new case once
-    ``max_failures`` cases have failed."""
+    ``pattern`` (a pattern without wildcards matches as a substring), the earlier checkpoints' cases
+    (category ``regression``) only when ``regressions``, and no new case once ``max_failures`` cases have
+    failed."""
 
     pattern: str | None = None
     max_failures: int | None = None
+    regressions: bool = True
 
     def suite(self, bundle: Bundle, number: int) -> list[tuple[CompiledCase, str]]:
         """The selected part of checkpoint ``number``'s suite, in suite order."""
         pattern = self.pattern if self.pattern is None or set("*?[") & set(self.pattern) else f"*{self.pattern}*"
-        return [(case, category) for case, category in bundle.suite(number) if pattern is None
-                or any(fnmatchcase(name, pattern) for name in (case.case.id, f"{case.checkpoint}/{case.case.id}"))]
+        return [(case, category) for case, category in bundle.suite(number)
+                if (self.regressions or category != "regression") and (pattern is None or any(
+                    fnmatchcase(name, pattern) for name in (case.case.id, f"{case.checkpoint}/{case.case.id}")))]
 
 
 def limits_of(bundle: Bundle, number: int) -> Limits:
