@@ -8,9 +8,9 @@ least one of its checkpoints is strict-solved.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 RunCategory = Literal["core", "functionality", "error", "regression"]
 CATEGORIES: tuple[RunCategory, ...] = ("core", "functionality", "error", "regression")
@@ -20,13 +20,18 @@ class Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+Text = Annotated[str, AfterValidator(lambda text: text.encode("utf-8", "backslashreplace").decode("utf-8"))]
+"""A string a solution may have shaped (its output, its file names): lone surrogates, which undecodable bytes
+become and which no UTF-8 writer accepts, are kept as the text ``\\udcff``."""
+
+
 class Failure(Model):
     """One unmet expectation: ``target`` (``exit_code``, ``stdout``, ``file out.json``,
     ``status``, ``server``, ...), a one-line ``message`` and an optional multi-line ``diff``."""
 
-    target: str
-    message: str
-    diff: str = ""
+    target: Text
+    message: Text
+    diff: Text = ""
 
 
 class StepResult(Model):
@@ -38,8 +43,8 @@ class StepResult(Model):
     passed: bool
     failures: list[Failure] = Field(default_factory=list)
     duration_s: float = 0.0
-    stdout: str = ""
-    stderr: str = ""
+    stdout: Text = ""
+    stderr: Text = ""
 
 
 class CaseResult(Model):

@@ -125,6 +125,15 @@ def selection_of(bundle: Bundle, checkpoint: int, pattern: str | None, max_failu
     return selection
 
 
+def print_plain(console: Console, text: str, style: str = "") -> None:
+    """``text`` on ``console`` as it is, in ``style``: no markup read in it, control characters escaped
+    (:func:`scbench.grade.show.printable`), for any text a solution or an agent may have shaped."""
+    from rich.text import Text
+
+    from scbench.grade.show import printable
+    console.print(Text(printable(text), style), highlight=False, soft_wrap=True)
+
+
 def print_diagnostics(console: Console, diagnostics: list[Diagnostic]) -> None:
     """Each diagnostic as ``file:line: where: message`` and its fix, then a count."""
     from rich.text import Text

@@ -14,6 +14,7 @@ from scbench.commands.common import (
     known_checkpoint,
     known_track,
     load_bundle,
+    print_plain,
     selection_of,
     stderr_console,
     stdout_console,
@@ -63,7 +64,7 @@ def eval_command(
         results = evaluation.evaluate_measured(
             lambda: with_progress(jobs, console, selection)(bundle, checkpoint, target), solution, previous)
     except SetupError as error:
-        console.print(f"[red]setup failed for {solution}:[/] {error}", highlight=False, soft_wrap=True)
+        print_plain(console, f"setup failed for {solution}: {error}", "red")
         raise typer.Exit(1) from None
     print_run(stdout_console(), results)
     out.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from scbench.grade.show import printable
 from scbench.results import CATEGORIES, CaseResult, Quality, RunResults
 
 MARK = {True: Text("pass", "green"), False: Text("FAIL", "bold red")}
@@ -16,9 +17,10 @@ def print_failure(console: Console, case: CaseResult) -> None:
     console.print(Text.assemble(("FAIL ", "bold red"), (case.id, "bold"), f"  [{case.category}]  {case.source}"))
     for step in (s for s in case.steps if not s.passed):
         for failure in step.failures:
-            console.print(Text(f"  {step.name}: {failure.target}: {failure.message}"), highlight=False, soft_wrap=True)
+            console.print(Text(printable(f"  {step.name}: {failure.target}: {failure.message}")), highlight=False,
+                          soft_wrap=True)
             if failure.diff:
-                diff = "    " + failure.diff.replace("\n", "\n    ")
+                diff = "    " + printable(failure.diff).replace("\n", "\n    ")
                 console.print(Text(diff, "dim"), highlight=False, soft_wrap=True)
 
 

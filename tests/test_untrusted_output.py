@@ -1,0 +1,77 @@
+"""What a solution prints reaches every writer escaped: control characters (ESC, NUL, BEL, ...) and
+undecodable bytes in a failing case's output never break ``results.json``, ``junit.xml`` or the
+terminal, in ``scbench eval`` and ``scbench batch``."""
+
+import json
+from xml.dom import minidom
+
+import pytest
+
+from conftest import FIXTURES, scbench, write_plan
+from scbench.results import Failure
+
+GREET = FIXTURES / "greet"
+
+NOISY = """\
+import sys
+sys.stdout.buffer.write(b"\\x1b[31m\\x00\\x07 red\\n\\xff\\n")
+sys.stderr.write("\\x1b[0m\\x01 [/red] done\\n")
+"""
+"""A greet solution that fails every case, printing control characters, an undecodable byte and rich markup."""
+
+STDOUT_SHOWN = "--- step 1 stdout ---\n\\u001b[31m\\0\\u0007 red\n\ufffd\n"
+STDERR_SHOWN = "--- step 1 stderr ---\n\\u001b[0m\\u0001 [/red] done\n"
+
+
+@pytest.fixture
+def noisy(tmp_path):
+    solution = tmp_path / "noisy"
+    solution.mkdir()
+    (solution / "greet.py").write_text(NOISY)
+    return solution
+
+
+def assert_written_escaped(directory):
+    """``results.json`` keeps the output as printed, ``junit.xml`` is well-formed with it escaped."""
+    results = json.loads((directory / "results.json").read_text())
+    steps = [case["steps"][0] for case in results["cases"]]
+    assert [(step["stdout"], step["stderr"]) for step in steps] == [
+        ("\x1b[31m\x00\x07 red\n\ufffd\n", "\x1b[0m\x01 [/red] done\n")] * 3
+    junit = minidom.parse(str(directory / "junit.xml"))
+    shown = [(case.getElementsByTagName("system-out")[0].firstChild.data,
+              case.getElementsByTagName("system-err")[0].firstChild.data)
+             for case in junit.getElementsByTagName("testcase")]
+    assert shown == [(STDOUT_SHOWN, STDERR_SHOWN)] * 3
+
+
+def test_eval_writes_a_solutions_control_characters_escaped(noisy, tmp_path):
+    done = scbench("eval", GREET, "-c", 1, "-s", noisy, "--out", tmp_path / "out")
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    assert_written_escaped(tmp_path / "out")
+    assert "\x1b" not in done.stdout and "\\u001b[0m\\u0001 [/red] done" in done.stdout
+
+
+def test_batch_writes_a_solutions_control_characters_escaped(noisy, tmp_path):
+    plan = write_plan(tmp_path / "plan.yaml", {"problems": {"greet": str(GREET)},
+                                               "solutions": [{"problem": "greet", "path": str(noisy)}]})
+    done = scbench("batch", plan, "--out", tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert_written_escaped(tmp_path / "out/greet/noisy/checkpoint_1")
+
+
+def test_a_setup_log_is_printed_as_text_not_markup(tmp_path):
+    solution = tmp_path / "marked"
+    solution.mkdir()
+    (solution / "greet.py").write_text("print('hello')\n")
+    (solution / "requirements.txt").write_text("--no-index\n[/red]\x1b[31m-nothing-here\n")
+    done = scbench("eval", GREET, "-c", 1, "-s", solution, "--out", tmp_path / "out")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and "\x1b" not in done.stderr
+    assert f"setup failed for {solution}:" in done.stderr and "[/red]\\u001b[31m-nothing-here" in done.stderr
+
+
+def test_a_lone_surrogate_is_kept_as_text_a_json_writer_accepts():
+    failure = Failure(target="file \udcff.txt", message="missing")
+    assert json.loads(failure.model_dump_json()) == {"target": "file \\udcff.txt", "message": "missing", "diff": ""}
