@@ -70,18 +70,21 @@ class Tally(Model):
 
 
 class Summary(Model):
-    """Per-category counts and the paper's solve rates for one checkpoint run."""
+    """Per-category counts and the paper's solve rates for one checkpoint run; a run of part of the suite
+    (``-k``, or stopped by ``--max-failures``) has counts but no solve rate (``null``)."""
 
     counts: dict[RunCategory, Tally]
-    strict: bool
-    isolated: bool
-    core: bool
+    strict: bool | None
+    isolated: bool | None
+    core: bool | None
 
     @classmethod
-    def of(cls, cases: list[CaseResult]) -> Summary:
-        """Tally ``cases`` by category and derive strict / isolated / core."""
+    def of(cls, cases: list[CaseResult], whole_suite: bool = True) -> Summary:
+        """Tally ``cases`` by category and derive strict / isolated / core when they are ``whole_suite``."""
         counts = {c: Tally(passed=sum(r.passed for r in cases if r.category == c),
                            total=sum(r.category == c for r in cases)) for c in CATEGORIES}
+        if not whole_suite:
+            return cls(counts=counts, strict=None, isolated=None, core=None)
         own_ok = all(counts[c].passed == counts[c].total for c in CATEGORIES[:3])
         return cls(counts=counts, core=counts["core"].passed == counts["core"].total, isolated=own_ok,
                    strict=own_ok and counts["regression"].passed == counts["regression"].total)

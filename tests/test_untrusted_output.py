@@ -75,3 +75,23 @@ def test_a_setup_log_is_printed_as_text_not_markup(tmp_path):
 def test_a_lone_surrogate_is_kept_as_text_a_json_writer_accepts():
     failure = Failure(target="file \udcff.txt", message="missing")
     assert json.loads(failure.model_dump_json()) == {"target": "file \\udcff.txt", "message": "missing", "diff": ""}
+
+
+def test_a_file_nested_too_deeply_to_measure_is_skipped_and_named_and_eval_writes_results(tmp_path):
+    solution = tmp_path / "deep"
+    solution.mkdir()
+    (solution / "greet.py").write_text("import sys\nprint('hello, ' + sys.argv[1])\n")
+    (solution / "sum.py").write_text("x = " + "1 + " * 5000 + "1\n")
+    (solution / "negated.py").write_text("x = " + "-" * 100_000 + "1\n")
+    done = scbench("eval", GREET, "-c", 1, "-s", solution, "--out", tmp_path / "out")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    results = json.loads((tmp_path / "out/results.json").read_text())
+    assert (results["quality"]["files"], results["quality"]["skipped"]) == (1, [
+        {"path": "negated.py", "reason": "SyntaxError: nested too deeply to parse (line 1)"},
+        {"path": "sum.py", "reason": "nested too deeply to measure (RecursionError)"}])
+    (solution / "greet.py").unlink()
+    done = scbench("metrics", solution)
+    assert (done.returncode, done.stderr) == (1, f"no source file of a measured language under {solution}: nothing "
+                                                 "to measure\n  skipped negated.py: SyntaxError: nested too deeply to "
+                                                 "parse (line 1)\n  skipped sum.py: nested too deeply to measure "
+                                                 "(RecursionError)\n")

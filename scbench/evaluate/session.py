@@ -93,7 +93,8 @@ class Target:
 class Selection:
     """Which cases of a suite run: those whose id or ``checkpoint_N/id`` matches the shell-style
     ``pattern`` (a pattern without wildcards matches as a substring), and no new case once
-    ``max_failures`` cases have failed."""
+    ``max_failures`` cases have failed; the results then hold the suite up to its ``max_failures``-th
+    failure, whatever ran in parallel after it, so they are the same at any parallelism."""
 
     pattern: str | None = None
     max_failures: int | None = None
@@ -103,6 +104,13 @@ class Selection:
         pattern = self.pattern if self.pattern is None or set("*?[") & set(self.pattern) else f"*{self.pattern}*"
         return [(case, category) for case, category in bundle.suite(number) if pattern is None
                 or any(fnmatchcase(name, pattern) for name in (case.case.id, f"{case.checkpoint}/{case.case.id}"))]
+
+    def kept(self, cases: list[CaseResult]) -> list[CaseResult]:
+        """``cases`` (in suite order) up to and including the ``max_failures``-th failure. Every case
+        before it ran: a case is skipped only once that many cases before it in the suite failed."""
+        failed = [index for index, case in enumerate(cases) if not case.passed]
+        return cases if self.max_failures is None or len(failed) < self.max_failures \
+            else cases[:failed[self.max_failures - 1] + 1]
 
 
 def limits_of(bundle: Bundle, number: int) -> Limits:
@@ -152,14 +160,16 @@ class Evaluation:
             self.failed.append(result.id)
         return result
 
-    def results(self, cases: list[CaseResult]) -> RunResults:
-        """The graded results of ``cases`` (those that ran, in suite order)."""
+    def results(self, ran: list[CaseResult]) -> RunResults:
+        """The graded results of the cases that ``ran`` (in suite order), as ``selection`` keeps them."""
+        cases = self.selection.kept(ran)
         return RunResults(problem=self.bundle.config.name, checkpoint=self.checkpoint.name, scbench=version(),
                           started=self.started, track=self.target.track, entry=self.prepared.entry,
                           solution=str(self.target.solution), sandbox=self.sandbox.description,
                           bundle=self.bundle.digest,
                           select=self.selection.pattern, not_run=len(self.suite) - len(cases),
-                          summary=Summary.of(cases), duration_s=round(time.monotonic() - self.clock, 3), cases=cases)
+                          summary=Summary.of(cases, self.selection.pattern is None and len(cases) == len(self.suite)),
+                          duration_s=round(time.monotonic() - self.clock, 3), cases=cases)
 
 
 def default_jobs() -> int:

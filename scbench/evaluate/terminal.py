@@ -9,7 +9,8 @@ from rich.text import Text
 from scbench.grade.show import printable
 from scbench.results import CATEGORIES, CaseResult, Quality, RunResults
 
-MARK = {True: Text("pass", "green"), False: Text("FAIL", "bold red")}
+MARK = {True: Text("pass", "green"), False: Text("FAIL", "bold red"), None: Text("-", "dim")}
+"""A solve rate's cell: solved, not solved, not claimed (part of the suite ran)."""
 
 
 def print_failure(console: Console, case: CaseResult) -> None:
@@ -44,9 +45,9 @@ def print_run(console: Console, results: RunResults) -> None:
             print_failure(console, case)
     console.print(summary_table(results))
     if results.select is not None:
-        console.print(f"only the cases matching {results.select!r} ran", highlight=False)
+        console.print(f"only the cases matching {results.select!r} ran: no solve rate", highlight=False)
     if results.not_run:
-        console.print(f"[bold red]stopped early (--max-failures): {results.not_run} case(s) not run[/]")
+        console.print(f"[bold red]stopped early (--max-failures): {results.not_run} case(s) not run, no solve rate[/]")
 
 
 def quality_cell(quality: Quality | None, figure: str) -> str:
