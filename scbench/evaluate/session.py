@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from scbench.grade.show import excerpt
 from scbench.problem.bundle import Bundle, CompiledCase
 from scbench.quality.measure import delta, measure
 from scbench.quality.model import QualityReport
-from scbench.results import CaseResult, Quality, RunResults, StepResult, Summary
+from scbench.results import CaseResult, Failure, Quality, RunResults, StepResult, Summary
 from scbench.run.cli_case import run_cli_case
 from scbench.run.context import RunContext
 from scbench.run.http_case import run_http_case
@@ -53,9 +54,7 @@ CASE_KINDS: dict[str, CaseKind] = {
 """Case ``kind`` -> runner, grader and kept outputs (HTTP polling steps retry until the grader accepts)."""
 
 
-def run_case(compiled: CompiledCase, category: str, ctx: RunContext) -> CaseResult:
-    """Run and grade one case; a case passes when every one of its steps ran and passed."""
-    started = time.monotonic()
+def _steps(compiled: CompiledCase, ctx: RunContext) -> list[StepResult]:
     kind = CASE_KINDS[compiled.case.kind]
     steps = []
     for number, obs in enumerate(kind.run(compiled.case, ctx), 1):
@@ -63,6 +62,25 @@ def run_case(compiled: CompiledCase, category: str, ctx: RunContext) -> CaseResu
         streams = dict(zip(("stdout", "stderr"), map(excerpt, kind.streams(obs)), strict=True)) if failures else {}
         steps.append(StepResult(name=obs.step.name or f"step {number}", passed=not failures,
                                 failures=failures, duration_s=round(obs.duration, 4), **streams))
+    return steps
+
+
+def _internal_error(error: Exception) -> StepResult:
+    """The step that stands for an unexpected exception while running or grading a case."""
+    return StepResult(name="scbench", passed=False, failures=[Failure(
+        target="internal error", message=f"{type(error).__name__}: {error} (a bug of scbench, or a broken "
+                                         "environment or cache: the traceback follows)",
+        diff="".join(traceback.format_exception(error)).rstrip())])
+
+
+def run_case(compiled: CompiledCase, category: str, ctx: RunContext) -> CaseResult:
+    """Run and grade one case; a case passes when every one of its steps ran and passed. An unexpected
+    exception fails the case alone, with an ``internal error`` step holding its traceback."""
+    started = time.monotonic()
+    try:
+        steps = _steps(compiled, ctx)
+    except Exception as error:  # recorded with its traceback; the other cases still run
+        steps = [_internal_error(error)]
     passed = len(steps) == len(compiled.case.steps) and all(step.passed for step in steps)
     return CaseResult(id=compiled.case.id, checkpoint=compiled.checkpoint, category=category,
                       source=f"{compiled.source}:{compiled.line}", passed=passed,

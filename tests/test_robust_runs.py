@@ -1,0 +1,46 @@
+"""What goes wrong around a run never ends it: an unexpected exception fails its case alone (eval, check,
+batch), a step's inputs are written whatever an earlier step left in their way."""
+
+import json
+import os
+import shutil
+
+from conftest import KV, kv_plan, scbench
+
+COUNT_DOC = "count_doc"
+"""kv's case of checkpoint 2 whose input is copied from the problem's data (docs/a.txt)."""
+FAILING = [COUNT_DOC, "count_data_placeholder"]
+"""The cases of kv's checkpoint 2 that fail without docs/a.txt: the copy in scbench, the other in the solution."""
+
+
+def _internal_error(case: dict) -> tuple[str, str, str]:
+    failure = case["steps"][0]["failures"][0]
+    return case["steps"][0]["name"], failure["target"], failure["message"].split(":")[0]
+
+
+def test_an_unexpected_exception_fails_its_case_alone_in_eval_check_and_batch(tmp_path):
+    env = {**os.environ, "SCBENCH_CACHE": str(tmp_path / "cache")}
+    solution = KV / "solutions/python/checkpoint_2"
+    assert scbench("eval", KV, "-c", 2, "-s", solution, "--out", tmp_path / "first", env=env).returncode == 0
+    for copied in (tmp_path / "cache/bundles").glob("*/data/docs/a.txt"):
+        copied.unlink()  # a broken cache: the case copying it meets a FileNotFoundError inside scbench
+
+    done = scbench("eval", KV, "-c", 2, "-s", solution, "--out", tmp_path / "eval", env=env)
+    assert (done.returncode, "Traceback" in done.stderr) == (1, False), done.stderr
+    results = json.loads((tmp_path / "eval/results.json").read_text())
+    assert [case["id"] for case in results["cases"] if not case["passed"]] == FAILING
+    broken = next(case for case in results["cases"] if case["id"] == COUNT_DOC)
+    assert _internal_error(broken) == ("scbench", "internal error", "FileNotFoundError")
+    assert broken["steps"][0]["failures"][0]["diff"].startswith("Traceback (most recent call last):")
+    assert "shutil.py" in broken["steps"][0]["failures"][0]["diff"]
+
+    done = scbench("batch", kv_plan(tmp_path), "--out", tmp_path / "batch", env=env)
+    assert (done.returncode, "Traceback" in done.stderr) == (0, False), done.stderr
+    batched = json.loads((tmp_path / "batch/kv/python/checkpoint_2/results.json").read_text())
+    assert [case["id"] for case in batched["cases"] if not case["passed"]] == FAILING
+
+    done = scbench("check", KV, "--json", env=env)
+    report = json.loads(done.stdout)
+    assert (done.returncode, "Traceback" in done.stderr) == (1, False), done.stderr
+    assert [problem.split(": FileNotFoundError")[0] for problem in report["problems"]][:1] == [
+        f"python checkpoint_2: {COUNT_DOC} [core] (cases/checkpoint_2/core.yaml:2) scbench: internal error"]
