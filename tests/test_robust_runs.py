@@ -3,7 +3,6 @@ batch), a step's inputs are written whatever an earlier step left in their way."
 
 import json
 import os
-import shutil
 
 from conftest import KV, kv_plan, scbench
 
