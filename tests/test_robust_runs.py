@@ -3,6 +3,9 @@ batch), a step's inputs are written whatever an earlier step left in their way."
 
 import json
 import os
+from pathlib import Path
+
+import pytest
 
 from conftest import KV, kv_plan, scbench
 
@@ -43,3 +46,34 @@ def test_an_unexpected_exception_fails_its_case_alone_in_eval_check_and_batch(tm
     assert (done.returncode, "Traceback" in done.stderr) == (1, False), done.stderr
     assert [problem.split(": FileNotFoundError")[0] for problem in report["problems"]][:1] == [
         f"python checkpoint_2: {COUNT_DOC} [core] (cases/checkpoint_2/core.yaml:2) scbench: internal error"]
+
+
+def _case(bundle: dict, checkpoint: int, position: int) -> dict:
+    return bundle["checkpoints"][checkpoint]["cases"][position]["case"]
+
+
+EDITS = {
+    "copy": lambda bundle: _case(bundle, 1, 0)["files"]["doc.txt"].update(copy="../../../../../../../etc/hostname"),
+    "regex": lambda bundle: _case(bundle, 0, 2)["steps"][0]["expect"]["stderr"].update(value="error: (", regex=True),
+    "jsonpath": lambda bundle: bundle["checkpoints"][1]["config"].update(regression_ignore=["$.["]),
+}
+"""Edits of kv's bundle that a compiler would refuse."""
+
+
+@pytest.mark.parametrize(("edit", "expected"), [
+    ("copy", "checkpoints[1].cases[0].case.files.doc.txt.copy: copy source '../../../../../../../etc/hostname' "
+             "leaves data/\n    fix: name a path under data/ without '..' (in the problem, then compile it again)"),
+    ("regex", "checkpoints[0].cases[2].case.steps[0].expect.stderr.value: invalid regular expression: "
+              "missing ), unterminated subpattern at position 7\n"
+              "    fix: escape special characters with a backslash (in the problem, then compile it again)"),
+    ("jsonpath", "checkpoints[1].config.regression_ignore[0]: invalid JSONPath '$.['"),
+])
+def test_a_bundle_is_checked_as_its_problem_directory_is(tmp_path, edit, expected):
+    compiled = Path(scbench("compile", KV, "--out", tmp_path).stdout.strip())
+    bundle = json.loads(compiled.read_text())
+    EDITS[edit](bundle)
+    edited = tmp_path / "edited.scb.json"
+    edited.write_text(json.dumps(bundle))
+    done = scbench("eval", edited, "-c", 2, "-s", KV / "solutions/python/checkpoint_2", "--out", tmp_path / "out")
+    assert (done.returncode, "Traceback" in done.stderr, (tmp_path / "out").exists()) == (2, False, False)
+    assert done.stderr.startswith(f"{edited}: {expected}"), done.stderr
