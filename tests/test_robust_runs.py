@@ -77,3 +77,21 @@ def test_a_bundle_is_checked_as_its_problem_directory_is(tmp_path, edit, expecte
     done = scbench("eval", edited, "-c", 2, "-s", KV / "solutions/python/checkpoint_2", "--out", tmp_path / "out")
     assert (done.returncode, "Traceback" in done.stderr, (tmp_path / "out").exists()) == (2, False, False)
     assert done.stderr.startswith(f"{edited}: {expected}"), done.stderr
+
+
+def test_with_no_sandbox_level_eval_is_a_usage_error_saying_why_for_each(tmp_path):
+    (tmp_path / "bin").mkdir()
+    env = {**os.environ, "PATH": str(tmp_path / "bin"), "DOCKER_HOST": "tcp://192.0.2.1:2375"}
+    done = scbench("eval", KV, "-c", 1, "-s", KV / "solutions/python/checkpoint_1", "--out", tmp_path / "out", env=env)
+    assert (done.returncode, "Traceback" in done.stderr) == (2, False), done.stderr
+    why = " ".join(done.stderr.replace("│", " ").split())
+    assert "no sandbox level is available here (bwrap: bubblewrap is not installed (apt-get install bubblewrap); " \
+           "docker: DOCKER_HOST=tcp://192.0.2.1:2375 is not a local engine" in why
+    assert "; local: prlimit (util-linux) is not installed)" in why
+
+
+def test_a_track_and_an_entry_together_are_refused(tmp_path):
+    done = scbench("eval", KV, "-c", 1, "-s", KV / "solutions/python/checkpoint_1", "-t", "python",
+                   "-e", "python3 kv.py", "--out", tmp_path / "out")
+    assert (done.returncode, (tmp_path / "out").exists()) == (2, False)
+    assert "give a track or an entry command, not both" in " ".join(done.stderr.replace("│", " ").split())
