@@ -5,7 +5,8 @@ Every parser takes the text and returns the parsed value or raises ``ValueError`
 :class:`LimitError` for a value nested deeper than :data:`MAX_DEPTH` or a YAML text that
 expands past :data:`MAX_NODES`: outputs and authors' files alike are read in bounded time).
 Nothing is read leniently: JSON with a duplicate key or ``NaN`` / ``Infinity`` is not JSON, and
-YAML is read without implicit timestamps (``2024-01-02`` stays the string it is in JSON).
+YAML is read as the JSON value it stands for: without implicit timestamps (``2024-01-02`` stays the
+string it is in JSON), keys as strings, no binary or set.
 """
 
 from __future__ import annotations
@@ -164,10 +165,29 @@ class JsonLoader(yaml.CSafeLoader):
 JsonLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.constructor.SafeConstructor.construct_scalar)
 
 
+JSON_SCALARS = (str, int, float, bool, type(None))
+NOT_JSON = {bytes: "binary data (!!binary)", set: "a set (!!set)"}
+"""What YAML can hold and JSON cannot, by Python type, as a message names it."""
+
+
+def _as_json(value: Any) -> Any:
+    """A YAML value as the JSON value it stands for: object keys that are not strings written as JSON
+    writes them (``1`` -> ``"1"``, ``true`` -> ``"true"``); raises ``ValueError`` for what JSON cannot
+    hold (``!!binary``, ``!!set``). ``value`` is at most :data:`MAX_DEPTH` deep (:func:`check_yaml`)."""
+    if isinstance(value, dict):
+        return {key if isinstance(key, str) else json.dumps(_as_json(key)): _as_json(child)
+                for key, child in value.items()}
+    if isinstance(value, list):
+        return [_as_json(child) for child in value]
+    if not isinstance(value, JSON_SCALARS):
+        raise ValueError(f"{NOT_JSON.get(type(value), type(value).__name__)} is not a JSON value")
+    return value
+
+
 def _yaml(text: str) -> Any:
     try:
         check_yaml(text)
-        return yaml.load(text, Loader=JsonLoader)
+        return _as_json(yaml.load(text, Loader=JsonLoader))
     except yaml.YAMLError as error:
         raise ValueError(str(error).replace("\n", " ")) from error
 

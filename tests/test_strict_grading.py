@@ -36,6 +36,16 @@ def test_json_that_python_reads_leniently_is_not_json(spec, actual, expected):
     assert verdict(spec, actual) == expected
 
 
+@pytest.mark.parametrize(("actual", "expected"), [
+    ("b: !!binary aGVsbG8=\n", "not valid yaml: binary data (!!binary) is not a JSON value\nb: !!binary aGVsbG8=\n"),
+    ("b: !!set {a}\n", "not valid yaml: a set (!!set) is not a JSON value\nb: !!set {a}\n"),
+    ("1: a\nb: c\n", '$["1"]: unexpected key (actual "a")'),
+    ("b: c\ntrue: 1\n", "$.true: unexpected key (actual 1)"),
+])
+def test_yaml_is_read_as_the_json_value_it_stands_for(actual, expected):
+    assert verdict(Expect(format="yaml", value={"b": "c"}), actual) == expected
+
+
 def test_yaml_dates_are_read_as_the_text_they_are():
     spec = Expect(format="yaml", value={"a": "2024-01-02", "b": "2024-01-02 10:00:00"})
     assert verdict(spec, "a: 2024-01-02\nb: 2024-01-02 10:00:00\n") is None
