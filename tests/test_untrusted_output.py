@@ -3,11 +3,12 @@ undecodable bytes in a failing case's output never break ``results.json``, ``jun
 terminal, in ``scbench eval`` and ``scbench batch``."""
 
 import json
+import shutil
 from xml.dom import minidom
 
 import pytest
 
-from conftest import FIXTURES, scbench, write_plan
+from conftest import FIXTURES, ROOT, scbench, write_plan
 from scbench.results import Failure
 
 GREET = FIXTURES / "greet"
@@ -59,6 +60,17 @@ def test_batch_writes_a_solutions_control_characters_escaped(noisy, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert_written_escaped(tmp_path / "out/greet/noisy/checkpoint_1")
+
+
+def test_run_grades_a_solutions_control_characters_and_finishes(noisy, tmp_path):
+    snapshots = tmp_path / "snapshots"
+    shutil.copytree(noisy, snapshots / "checkpoint_1")
+    command = "{python} tests/fixtures/agents/scripted.py {snapshots} {checkpoint}"
+    done = scbench("run", GREET, "--agent-command", command, "--snapshots", snapshots, "--out", tmp_path / "run",
+                   cwd=ROOT)
+    assert (done.returncode, "Traceback" in done.stderr) == (0, False), done.stderr
+    assert json.loads((tmp_path / "run/run.json").read_text())["checkpoints"][0]["status"] == "done"
+    assert_written_escaped(tmp_path / "run/checkpoint_1")
 
 
 def test_a_setup_log_is_printed_as_text_not_markup(tmp_path):
