@@ -4,6 +4,9 @@ Shared by the compiler (expected values kept in files) and the grader (actual ou
 Every parser takes the text and returns the parsed value or raises ``ValueError`` (a
 :class:`LimitError` for a value nested deeper than :data:`MAX_DEPTH` or a YAML text that
 expands past :data:`MAX_NODES`: outputs and authors' files alike are read in bounded time).
+Nothing is read leniently: JSON with a duplicate key or ``NaN`` / ``Infinity`` is not JSON, and
+YAML is read as the JSON value it stands for: without implicit timestamps (``2024-01-02`` stays the
+string it is in JSON), keys as strings, no binary or set.
 """
 
 from __future__ import annotations
@@ -110,32 +113,81 @@ def check_value(value: Any, max_nodes: int = MAX_NODES) -> Any:
     return value
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    twice = next((key for index, key in enumerate(keys) if key in keys[:index]), None)
+    if twice is not None:
+        raise ValueError(f"duplicate key {json.dumps(twice, ensure_ascii=False)} in an object")
+    return dict(pairs)
+
+
+def _not_a_number(word: str) -> Any:
+    raise ValueError(f"{word} is not a JSON number")
+
+
+def _strict_json(text: str) -> Any:
+    """``json.loads`` without Python's leniencies: a duplicate key or ``NaN`` / ``Infinity`` raises ``ValueError``."""
+    return check_value(json.loads(text, object_pairs_hook=_object, parse_constant=_not_a_number))
+
+
 def _jsonl(text: str) -> list[Any]:
     values = []
     for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:
-                values.append(check_value(json.loads(line)))
+                values.append(_strict_json(line))
             except json.JSONDecodeError as error:
                 raise ValueError(f"line {number}: {error.msg} at column {error.colno}") from error
             except (RecursionError, TooDeep) as error:
                 raise TooDeep(number, f"line {number}: ") from error
+            except ValueError as error:
+                raise ValueError(f"line {number}: {error}") from error
     return values
 
 
 def _json(text: str) -> Any:
     try:
-        return check_value(json.loads(text))
+        return _strict_json(text)
     except json.JSONDecodeError as error:
         raise ValueError(f"{error.msg} at line {error.lineno} column {error.colno}") from error
     except RecursionError as error:
         raise TooDeep() from error
 
 
+class JsonLoader(yaml.CSafeLoader):
+    """YAML's safe loader without implicit timestamps: every value is a JSON value."""
+
+    yaml_implicit_resolvers = {first: [(tag, pattern) for tag, pattern in resolvers
+                                       if tag != "tag:yaml.org,2002:timestamp"]
+                               for first, resolvers in yaml.CSafeLoader.yaml_implicit_resolvers.items()}
+
+
+JsonLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.constructor.SafeConstructor.construct_scalar)
+
+
+JSON_SCALARS = (str, int, float, bool, type(None))
+NOT_JSON = {bytes: "binary data (!!binary)", set: "a set (!!set)"}
+"""What YAML can hold and JSON cannot, by Python type, as a message names it."""
+
+
+def _as_json(value: Any) -> Any:
+    """A YAML value as the JSON value it stands for: object keys that are not strings written as JSON
+    writes them (``1`` -> ``"1"``, ``true`` -> ``"true"``); raises ``ValueError`` for what JSON cannot
+    hold (``!!binary``, ``!!set``). ``value`` is at most :data:`MAX_DEPTH` deep (:func:`check_yaml`)."""
+    if isinstance(value, dict):
+        return {key if isinstance(key, str) else json.dumps(_as_json(key)): _as_json(child)
+                for key, child in value.items()}
+    if isinstance(value, list):
+        return [_as_json(child) for child in value]
+    if not isinstance(value, JSON_SCALARS):
+        raise ValueError(f"{NOT_JSON.get(type(value), type(value).__name__)} is not a JSON value")
+    return value
+
+
 def _yaml(text: str) -> Any:
     try:
         check_yaml(text)
-        return yaml.load(text, Loader=yaml.CSafeLoader)
+        return _as_json(yaml.load(text, Loader=JsonLoader))
     except yaml.YAMLError as error:
         raise ValueError(str(error).replace("\n", " ")) from error
 

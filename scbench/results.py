@@ -8,9 +8,9 @@ least one of its checkpoints is strict-solved.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 RunCategory = Literal["core", "functionality", "error", "regression"]
 CATEGORIES: tuple[RunCategory, ...] = ("core", "functionality", "error", "regression")
@@ -20,13 +20,18 @@ class Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+Text = Annotated[str, AfterValidator(lambda text: text.encode("utf-8", "backslashreplace").decode("utf-8"))]
+"""A string a solution may have shaped (its output, its file names): lone surrogates, which undecodable bytes
+become and which no UTF-8 writer accepts, are kept as the text ``\\udcff``."""
+
+
 class Failure(Model):
     """One unmet expectation: ``target`` (``exit_code``, ``stdout``, ``file out.json``,
     ``status``, ``server``, ...), a one-line ``message`` and an optional multi-line ``diff``."""
 
-    target: str
-    message: str
-    diff: str = ""
+    target: Text
+    message: Text
+    diff: Text = ""
 
 
 class StepResult(Model):
@@ -38,8 +43,8 @@ class StepResult(Model):
     passed: bool
     failures: list[Failure] = Field(default_factory=list)
     duration_s: float = 0.0
-    stdout: str = ""
-    stderr: str = ""
+    stdout: Text = ""
+    stderr: Text = ""
 
 
 class CaseResult(Model):
@@ -65,18 +70,21 @@ class Tally(Model):
 
 
 class Summary(Model):
-    """Per-category counts and the paper's solve rates for one checkpoint run."""
+    """Per-category counts and the paper's solve rates for one checkpoint run; a run of part of the suite
+    (``-k``, or stopped by ``--max-failures``) has counts but no solve rate (``null``)."""
 
     counts: dict[RunCategory, Tally]
-    strict: bool
-    isolated: bool
-    core: bool
+    strict: bool | None
+    isolated: bool | None
+    core: bool | None
 
     @classmethod
-    def of(cls, cases: list[CaseResult]) -> Summary:
-        """Tally ``cases`` by category and derive strict / isolated / core."""
+    def of(cls, cases: list[CaseResult], whole_suite: bool = True) -> Summary:
+        """Tally ``cases`` by category and derive strict / isolated / core when they are ``whole_suite``."""
         counts = {c: Tally(passed=sum(r.passed for r in cases if r.category == c),
                            total=sum(r.category == c for r in cases)) for c in CATEGORIES}
+        if not whole_suite:
+            return cls(counts=counts, strict=None, isolated=None, core=None)
         own_ok = all(counts[c].passed == counts[c].total for c in CATEGORIES[:3])
         return cls(counts=counts, core=counts["core"].passed == counts["core"].total, isolated=own_ok,
                    strict=own_ok and counts["regression"].passed == counts["regression"].total)

@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 from datetime import datetime
 from importlib.metadata import version
 
@@ -23,7 +24,9 @@ def test_eval_selects_cases_records_how_it_ran_and_keeps_results_on_stdout(kv, t
     assert (results["scbench"], results["select"], results["not_run"], results["track"]) == (
         version("scbench"), "checkpoint_1/*", 0, "python")
     assert datetime.fromisoformat(results["started"]).utcoffset().total_seconds() == 0
-    assert "regression" in done.stdout and "only the cases matching 'checkpoint_1/*' ran" in done.stdout
+    assert "regression" in done.stdout and "only the cases matching 'checkpoint_1/*' ran: no solve rate" in done.stdout
+    assert {key: results["summary"][key] for key in ("strict", "isolated", "core")} == {
+        "strict": None, "isolated": None, "core": None}
     assert "wrote " in done.stderr and "wrote " not in done.stdout
     done = scbench("eval", kv, "-c", 2, "-s", kv / "solutions/python/checkpoint_2", "-k", "count", "--out", tmp_path)
     assert sorted(case["id"] for case in json.loads((tmp_path / "results.json").read_text())["cases"]) == [
@@ -38,8 +41,9 @@ def test_max_failures_stops_starting_cases(kv, tmp_path):
     (failing / "kv.py").write_text("import sys\nsys.exit(7)\n")
     done = scbench("eval", kv, "-c", 2, "-s", failing, "--max-failures", 2, "-j", 1, "--out", tmp_path)
     results = json.loads((tmp_path / "results.json").read_text())
-    assert (done.returncode, len(results["cases"]), results["not_run"]) == (1, 2, 3)
-    assert "stopped early (--max-failures): 3 case(s) not run" in done.stdout
+    assert (done.returncode, len(results["cases"]), results["not_run"], results["summary"]["isolated"]) == (
+        1, 2, 3, None)
+    assert "stopped early (--max-failures): 3 case(s) not run, no solve rate" in done.stdout
 
 
 def test_lint_and_check_print_json(kv):
@@ -109,10 +113,24 @@ def test_max_failures_with_a_solution_that_hangs_and_two_jobs(kv_copy, tmp_path)
     (hangs / "kv.py").write_text("import time\ntime.sleep(600)\n")
     done = scbench("eval", kv_copy, "-c", 2, "-s", hangs, "--max-failures", 1, "-j", 2, "--out", tmp_path / "out")
     results = json.loads((tmp_path / "out/results.json").read_text())
-    assert (done.returncode, len(results["cases"]), results["not_run"]) == (1, 2, 3)
-    assert [case["steps"][0]["failures"][0]["message"] for case in results["cases"]] == [
-        "did not finish within 1s"] * 2
-    assert "stopped early (--max-failures): 3 case(s) not run" in done.stdout
+    assert (done.returncode, len(results["cases"]), results["not_run"]) == (1, 1, 4)
+    assert [case["steps"][0]["failures"][0]["message"] for case in results["cases"]] == ["did not finish within 1s"]
+    assert "stopped early (--max-failures): 4 case(s) not run, no solve rate" in done.stdout
+
+
+def test_max_failures_keeps_the_same_cases_at_any_parallelism(kv, tmp_path):
+    solution = tmp_path / "slow_passes_fast_fails"
+    shutil.copytree(kv / "solutions/python/checkpoint_2", solution)
+    kv_py = solution / "kv.py"
+    kv_py.write_text("import sys, time\nif sys.argv[1:] == ['count', 'doc.txt']:\n    time.sleep(1)\n"
+                     "elif sys.argv[1:2] == ['count']:\n    sys.exit(9)\n" + kv_py.read_text())
+    kept = set()
+    for jobs in (1, 3, 5):
+        done = scbench("eval", kv, "-c", 2, "-s", solution, "--max-failures", 1, "-j", jobs, "--out", tmp_path / "out")
+        results = json.loads((tmp_path / "out/results.json").read_text())
+        kept.add((done.returncode, tuple((case["id"], case["passed"]) for case in results["cases"]),
+                  results["not_run"], results["summary"]["strict"]))
+    assert kept == {(1, (("count_doc", True), ("count_data_placeholder", False)), 3, None)}
 
 
 def test_results_go_to_stdout_and_progress_to_stderr(kv, tmp_path):

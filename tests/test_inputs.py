@@ -49,3 +49,13 @@ def test_an_input_replaces_a_link_a_solution_left_and_never_writes_through_it(tm
     assert (outside / "kept.txt").read_text() == "the host's file\n"
     assert [(path.is_symlink(), path.read_text()) for path in (work / "a.txt", work / "sub/b.txt")] == [
         (False, "one\n"), (False, "two\n")]
+
+
+def test_an_input_replaces_a_file_or_directory_a_solution_left_in_its_way(tmp_path):
+    work = tmp_path / "work"
+    (work / "report.txt/nested").mkdir(parents=True)
+    (work / "state").write_text("a file where an input needs a directory\n")
+    (work / "deep").write_text("another\n")
+    write_inputs(work, {"state/config.json": "{}\n", "report.txt": "fresh\n", "deep/er/x.txt": "x\n"}, tmp_path)
+    assert [(work / name).read_text() for name in ("state/config.json", "report.txt", "deep/er/x.txt")] == [
+        "{}\n", "fresh\n", "x\n"]

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from scbench.check.session import CheckReport
 from scbench.evaluate.terminal import MARK, quality_cell
+from scbench.grade.show import printable
 from scbench.results import CATEGORIES
 
 
@@ -46,7 +47,7 @@ def print_check(console: Console, report: CheckReport) -> None:
     for warning in report.warnings:
         console.print(Text(f"  ! {warning}", "yellow"), highlight=False, soft_wrap=True)
     for problem in report.problems:
-        console.print(Text(f"  ✗ {problem}", "red"), highlight=False, soft_wrap=True)
+        console.print(Text(printable(f"  ✗ {problem}"), "red"), highlight=False, soft_wrap=True)
     count = len(report.problems)
     noun = "inconsistency" if count == 1 else "inconsistencies"
     console.print(f"[bold red]{count} {noun}[/]" if count else "[bold green]consistent[/]")

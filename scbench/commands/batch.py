@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scbench.commands.common import print_diagnostics, progress, stderr_console, stdout_console, usable_sandbox
+from scbench.commands.common import (
+    print_diagnostics,
+    print_plain,
+    progress,
+    stderr_console,
+    stdout_console,
+    usable_sandbox,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -87,11 +94,13 @@ def _hooks(console: Console, bar, task) -> Hooks:
 
     def done(outcome) -> None:
         results = outcome.results
-        verdict = f"strict {'pass' if results.summary.strict else 'FAIL'}" if results else "[red]setup failed[/]"
-        console.print(f"{verdict} {outcome.job.key}" + (f" ({results.duration_s:.1f}s)" if results else
-                                                        f": {outcome.error}"), highlight=False)
+        if results is None:
+            print_plain(console, f"setup failed {outcome.job.key}: {outcome.error}", "red")
+            return
+        verdict = f"strict {'pass' if results.summary.strict else 'FAIL'}"
+        console.print(f"{verdict} {outcome.job.key} ({results.duration_s:.1f}s)", highlight=False)
 
-    return Hooks(done, lambda job, result: bar.advance(task), lambda text: console.print(text, highlight=False))
+    return Hooks(done, lambda job, result: bar.advance(task), lambda text: print_plain(console, text))
 
 
 def _run(console: Console, session, engine: str, jobs: int | None, address: str | None) -> None:

@@ -77,12 +77,26 @@ def usable_entry(entry: str) -> None:
         raise typer.BadParameter("the entry command is empty", param_hint="--entry")
 
 
+def _default_level():
+    """The first available sandbox level of the registry; a usage error saying why each level is not
+    available when none is."""
+    from scbench.sandbox.registry import registry
+    reasons = []
+    for name, level in registry().items():
+        why = level.unavailable()
+        if not why:
+            return level
+        reasons.append(f"{name}: {why}")
+    raise typer.BadParameter("no sandbox level is available here (" + "; ".join(reasons) + ")", param_hint="--sandbox")
+
+
 def usable_sandbox(console: Console, name: str | None) -> None:
-    """Raise a usage error unless sandbox ``name`` (``None``: the default) is available here;
-    say on ``console`` what the level used does not contain, when it is ``local``."""
+    """Raise a usage error unless sandbox ``name`` (``None``: the default, the first available) is
+    available here, saying why each level is not; say on ``console`` what the level used does not
+    contain, when it is ``local``."""
     from scbench.sandbox.registry import SandboxUnavailable, choose
     try:
-        level = choose(name)
+        level = choose(name) if name is not None else _default_level()
     except SandboxUnavailable as error:
         raise typer.BadParameter(str(error), param_hint="--sandbox") from None
     if level.name == "local":
@@ -123,6 +137,15 @@ def selection_of(bundle: Bundle, checkpoint: int, pattern: str | None, max_failu
     if not selection.suite(bundle, checkpoint):
         raise typer.BadParameter(f"no case of checkpoint {checkpoint}'s suite matches {pattern!r}", param_hint="-k")
     return selection
+
+
+def print_plain(console: Console, text: str, style: str = "") -> None:
+    """``text`` on ``console`` as it is, in ``style``: no markup read in it, control characters escaped
+    (:func:`scbench.grade.show.printable`), for any text a solution or an agent may have shaped."""
+    from rich.text import Text
+
+    from scbench.grade.show import printable
+    console.print(Text(printable(text), style), highlight=False, soft_wrap=True)
 
 
 def print_diagnostics(console: Console, diagnostics: list[Diagnostic]) -> None:

@@ -14,6 +14,7 @@ from scbench.commands.common import (
     known_checkpoint,
     known_track,
     load_bundle,
+    print_plain,
     selection_of,
     stderr_console,
     stdout_console,
@@ -44,11 +45,15 @@ def eval_command(
                                                      "have failed")] = None,
 ) -> None:
     """Run a checkpoint's cases (plus regressions) against a solution and measure its erosion
-    and verbosity. Results on stdout, progress on stderr. Exit 1 unless strict-solved."""
+    and verbosity. Results on stdout, progress on stderr. Exit 1 unless every case that ran passed (for the
+    whole suite: unless strict-solved)."""
     from scbench.evaluate import session as evaluation
     from scbench.evaluate.junit import write_junit
     from scbench.evaluate.terminal import print_run
     from scbench.run.tracks import SetupError
+    if track is not None and entry is not None:
+        raise typer.BadParameter("give a track or an entry command, not both: a track sets the solution up and "
+                                 "starts its entry file, --entry is the whole command", param_hint="--track/--entry")
     if track is not None:
         known_track(track)
     if entry is not None:
@@ -63,11 +68,11 @@ def eval_command(
         results = evaluation.evaluate_measured(
             lambda: with_progress(jobs, console, selection)(bundle, checkpoint, target), solution, previous)
     except SetupError as error:
-        console.print(f"[red]setup failed for {solution}:[/] {error}", highlight=False, soft_wrap=True)
+        print_plain(console, f"setup failed for {solution}: {error}", "red")
         raise typer.Exit(1) from None
     print_run(stdout_console(), results)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(results.model_dump_json(indent=2))
     write_junit(results, out / "junit.xml")
     console.print(f"wrote {out / 'results.json'} and {out / 'junit.xml'}")
-    raise typer.Exit(0 if results.summary.strict else 1)
+    raise typer.Exit(0 if all(case.passed for case in results.cases) else 1)

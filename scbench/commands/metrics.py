@@ -34,6 +34,8 @@ def metrics(
     if not report.files:
         kind = f"{language} file" if language else "source file of a measured language"
         typer.echo(f"no {kind} under {path}: nothing to measure", err=True)
+        for name, reason in report.skipped:
+            typer.echo(f"  skipped {name}: {reason}", err=True)
         raise typer.Exit(1)
     if json_out:
         typer.echo(json.dumps(report.to_dict(), indent=2))

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scbench.commands.common import known_track, load_bundle, stderr_console, usable_sandbox
+from scbench.commands.common import known_track, load_bundle, print_plain, stderr_console, usable_sandbox
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -59,6 +59,7 @@ def _values(agent: Agent, model: str | None, snapshots: Path | None) -> dict[str
 
 def _print_checkpoints(record: RunRecord, run_dir: Path) -> None:
     """One line per checkpoint on stdout: state, solve rates, and why it stopped or was not graded."""
+    from scbench.grade.show import printable
     from scbench.results import RunResults
     from scbench.rundir import checkpoint_dir
     for cp in record.checkpoints:
@@ -67,7 +68,7 @@ def _print_checkpoints(record: RunRecord, run_dir: Path) -> None:
         rates = " ".join(f"{key}={'yes' if summary and getattr(summary, key) else 'no'}"
                          for key in ("strict", "isolated", "core"))
         why = cp.stop_reason or cp.evaluation_error
-        typer.echo(f"{cp.name}\t{cp.status}\t{rates}" + (f"\t{why.splitlines()[0]}" if why else ""))
+        typer.echo(f"{cp.name}\t{cp.status}\t{rates}" + (f"\t{printable(why.splitlines()[0])}" if why else ""))
 
 
 def run(
@@ -133,7 +134,7 @@ def run(
     experiment = Experiment(call, name, model, prompt, track, sandbox, cost_limit, jobs)
     signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))  # clean up as for Ctrl-C
     try:
-        record = run_problem(run_dir, bundle, experiment, resume, lambda line: console.print(line, highlight=False))
+        record = run_problem(run_dir, bundle, experiment, resume, lambda line: print_plain(console, line))
     except RunDirError as error:
         raise typer.BadParameter(str(error), param_hint="--out") from None
     _print_checkpoints(record, run_dir)

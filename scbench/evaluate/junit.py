@@ -1,6 +1,8 @@
 """JUnit XML: one testsuite per category, one testcase per case with at most one ``<failure>``
 (every failed step's failures in it, named by step), the failed steps' outputs in
-``<system-out>`` and ``<system-err>``; regression cases are named ``checkpoint_N/id``."""
+``<system-out>`` and ``<system-err>``; regression cases are named ``checkpoint_N/id``. What a solution
+printed is written through :func:`scbench.grade.show.printable`: control characters that XML 1.0 cannot hold
+appear as ``\\uXXXX``."""
 
 from __future__ import annotations
 
@@ -9,23 +11,27 @@ from pathlib import Path
 from junitparser import Failure as JFailure
 from junitparser import JUnitXml, TestCase, TestSuite
 
-from scbench.results import CATEGORIES, CaseResult, RunResults
+from scbench.grade.show import printable
+from scbench.results import CATEGORIES, CaseResult, Failure, RunResults
+
+
+def _entry(step: str, failure: Failure) -> str:
+    diff = f"\n    {failure.diff.replace(chr(10), chr(10) + '    ')}" if failure.diff else ""
+    return f"{step}: {failure.target}: {failure.message}{diff}"
 
 
 def _failure(case: CaseResult) -> JFailure:
     lines = [(step.name, failure) for step in case.steps for failure in step.failures]
     first_step, first = lines[0]
     more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
-    element = JFailure(f"{first_step}: {first.target}: {first.message}{more}")
-    element.text = "\n".join(f"{name}: {failure.target}: {failure.message}"
-                             + (f"\n    {failure.diff.replace(chr(10), chr(10) + '    ')}" if failure.diff else "")
-                             for name, failure in lines)
+    element = JFailure(printable(f"{first_step}: {first.target}: {first.message}{more}"))
+    element.text = printable("\n".join(_entry(name, failure) for name, failure in lines))
     return element
 
 
 def _streams(case: CaseResult, stream: str) -> str | None:
     parts = [f"--- {step.name} {stream} ---\n{getattr(step, stream)}" for step in case.steps if getattr(step, stream)]
-    return "\n".join(parts) or None
+    return printable("\n".join(parts)) or None
 
 
 def _testcase(case: CaseResult, problem: str) -> TestCase:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from scbench.grade.show import excerpt
 from scbench.problem.bundle import Bundle, CompiledCase
 from scbench.quality.measure import delta, measure
 from scbench.quality.model import QualityReport
-from scbench.results import CaseResult, Quality, RunResults, StepResult, Summary
+from scbench.results import CaseResult, Failure, Quality, RunResults, StepResult, Summary
 from scbench.run.cli_case import run_cli_case
 from scbench.run.context import RunContext
 from scbench.run.http_case import run_http_case
@@ -53,9 +54,7 @@ CASE_KINDS: dict[str, CaseKind] = {
 """Case ``kind`` -> runner, grader and kept outputs (HTTP polling steps retry until the grader accepts)."""
 
 
-def run_case(compiled: CompiledCase, category: str, ctx: RunContext) -> CaseResult:
-    """Run and grade one case; a case passes when every one of its steps ran and passed."""
-    started = time.monotonic()
+def _steps(compiled: CompiledCase, ctx: RunContext) -> list[StepResult]:
     kind = CASE_KINDS[compiled.case.kind]
     steps = []
     for number, obs in enumerate(kind.run(compiled.case, ctx), 1):
@@ -63,6 +62,25 @@ def run_case(compiled: CompiledCase, category: str, ctx: RunContext) -> CaseResu
         streams = dict(zip(("stdout", "stderr"), map(excerpt, kind.streams(obs)), strict=True)) if failures else {}
         steps.append(StepResult(name=obs.step.name or f"step {number}", passed=not failures,
                                 failures=failures, duration_s=round(obs.duration, 4), **streams))
+    return steps
+
+
+def _internal_error(error: Exception) -> StepResult:
+    """The step that stands for an unexpected exception while running or grading a case."""
+    return StepResult(name="scbench", passed=False, failures=[Failure(
+        target="internal error", message=f"{type(error).__name__}: {error} (a bug of scbench, or a broken "
+                                         "environment or cache: the traceback follows)",
+        diff="".join(traceback.format_exception(error)).rstrip())])
+
+
+def run_case(compiled: CompiledCase, category: str, ctx: RunContext) -> CaseResult:
+    """Run and grade one case; a case passes when every one of its steps ran and passed. An unexpected
+    exception fails the case alone, with an ``internal error`` step holding its traceback."""
+    started = time.monotonic()
+    try:
+        steps = _steps(compiled, ctx)
+    except Exception as error:  # recorded with its traceback; the other cases still run
+        steps = [_internal_error(error)]
     passed = len(steps) == len(compiled.case.steps) and all(step.passed for step in steps)
     return CaseResult(id=compiled.case.id, checkpoint=compiled.checkpoint, category=category,
                       source=f"{compiled.source}:{compiled.line}", passed=passed,
@@ -94,7 +112,8 @@ class Selection:
     """Which cases of a suite run: those whose id or ``checkpoint_N/id`` matches the shell-style
     ``pattern`` (a pattern without wildcards matches as a substring), the earlier checkpoints' cases
     (category ``regression``) only when ``regressions``, and no new case once ``max_failures`` cases have
-    failed."""
+    failed; the results then hold the suite up to its ``max_failures``-th failure, whatever ran in parallel
+    after it, so they are the same at any parallelism."""
 
     pattern: str | None = None
     max_failures: int | None = None
@@ -106,6 +125,19 @@ class Selection:
         return [(case, category) for case, category in bundle.suite(number)
                 if (self.regressions or category != "regression") and (pattern is None or any(
                     fnmatchcase(name, pattern) for name in (case.case.id, f"{case.checkpoint}/{case.case.id}")))]
+
+    @property
+    def whole(self) -> bool:
+        """Whether the selection is the checkpoint's whole suite (``max_failures`` aside): only then do
+        results claim a solve rate."""
+        return self.pattern is None and self.regressions
+
+    def kept(self, cases: list[CaseResult]) -> list[CaseResult]:
+        """``cases`` (in suite order) up to and including the ``max_failures``-th failure. Every case
+        before it ran: a case is skipped only once that many cases before it in the suite failed."""
+        failed = [index for index, case in enumerate(cases) if not case.passed]
+        return cases if self.max_failures is None or len(failed) < self.max_failures \
+            else cases[:failed[self.max_failures - 1] + 1]
 
 
 def limits_of(bundle: Bundle, number: int) -> Limits:
@@ -155,14 +187,16 @@ class Evaluation:
             self.failed.append(result.id)
         return result
 
-    def results(self, cases: list[CaseResult]) -> RunResults:
-        """The graded results of ``cases`` (those that ran, in suite order)."""
+    def results(self, ran: list[CaseResult]) -> RunResults:
+        """The graded results of the cases that ``ran`` (in suite order), as ``selection`` keeps them."""
+        cases = self.selection.kept(ran)
         return RunResults(problem=self.bundle.config.name, checkpoint=self.checkpoint.name, scbench=version(),
                           started=self.started, track=self.target.track, entry=self.prepared.entry,
                           solution=str(self.target.solution), sandbox=self.sandbox.description,
                           bundle=self.bundle.digest,
                           select=self.selection.pattern, not_run=len(self.suite) - len(cases),
-                          summary=Summary.of(cases), duration_s=round(time.monotonic() - self.clock, 3), cases=cases)
+                          summary=Summary.of(cases, self.selection.whole and len(cases) == len(self.suite)),
+                          duration_s=round(time.monotonic() - self.clock, 3), cases=cases)
 
 
 def default_jobs() -> int:

@@ -6,9 +6,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from scbench.grade.show import printable
 from scbench.results import CATEGORIES, CaseResult, Quality, RunResults
 
-MARK = {True: Text("pass", "green"), False: Text("FAIL", "bold red")}
+MARK = {True: Text("pass", "green"), False: Text("FAIL", "bold red"), None: Text("-", "dim")}
+"""A solve rate's cell: solved, not solved, not claimed (part of the suite ran)."""
 
 
 def print_failure(console: Console, case: CaseResult) -> None:
@@ -16,9 +18,10 @@ def print_failure(console: Console, case: CaseResult) -> None:
     console.print(Text.assemble(("FAIL ", "bold red"), (case.id, "bold"), f"  [{case.category}]  {case.source}"))
     for step in (s for s in case.steps if not s.passed):
         for failure in step.failures:
-            console.print(Text(f"  {step.name}: {failure.target}: {failure.message}"), highlight=False, soft_wrap=True)
+            console.print(Text(printable(f"  {step.name}: {failure.target}: {failure.message}")), highlight=False,
+                          soft_wrap=True)
             if failure.diff:
-                diff = "    " + failure.diff.replace("\n", "\n    ")
+                diff = "    " + printable(failure.diff).replace("\n", "\n    ")
                 console.print(Text(diff, "dim"), highlight=False, soft_wrap=True)
 
 
@@ -42,9 +45,9 @@ def print_run(console: Console, results: RunResults) -> None:
             print_failure(console, case)
     console.print(summary_table(results))
     if results.select is not None:
-        console.print(f"only the cases matching {results.select!r} ran", highlight=False)
+        console.print(f"only the cases matching {results.select!r} ran: no solve rate", highlight=False)
     if results.not_run:
-        console.print(f"[bold red]stopped early (--max-failures): {results.not_run} case(s) not run[/]")
+        console.print(f"[bold red]stopped early (--max-failures): {results.not_run} case(s) not run, no solve rate[/]")
 
 
 def quality_cell(quality: Quality | None, figure: str) -> str:

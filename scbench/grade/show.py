@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 
 MAX_VALUE = 160
@@ -25,6 +26,18 @@ def visible(text: str) -> str:
         f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch) for ch in text)
     stripped = shown.rstrip(" ")
     return stripped + "·" * (len(shown) - len(stripped))
+
+
+UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                         "\ud800-\udfff\ufffe\uffff]")
+"""What must never reach a writer raw: C0 and C1 controls but tab and newline (ESC would drive a terminal,
+NUL or BEL make XML ill-formed), bidirectional overrides, lone surrogates (undecodable bytes) and non-characters."""
+
+
+def printable(text: str) -> str:
+    """``text`` safe for any writer (terminal, XML, HTML, JSON), lines and tabs kept: every
+    :data:`UNPRINTABLE` character written as ``\\uXXXX`` (NUL as ``\\0``)."""
+    return UNPRINTABLE.sub(lambda match: ESCAPES.get(match[0]) or f"\\u{ord(match[0]):04x}", text)
 
 
 def value(item: object) -> str:

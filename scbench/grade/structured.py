@@ -12,7 +12,8 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import reduce
+from difflib import SequenceMatcher
+from functools import partial, reduce
 from itertools import chain
 from typing import Any
 
@@ -348,16 +349,46 @@ def _deepdiff_lines(expected: Any, actual: Any, spec: OutputExpectation,
             for kind, levels in diff.items() if kind not in skipped for level in levels]
 
 
+def _at(index: int, path: list, kind: str) -> list:
+    return [index, *path]
+
+
+def _aligned_lines(expected: list, actual: list, spec: OutputExpectation) -> list[str]:
+    """Differences of two lists of records (JSON Lines) aligned as a sequence diff aligns lines: runs of
+    equal items are matched first (difflib), so one missing or extra item is named once, at its
+    position (a missing item at the expected one, an extra item at its own), instead of shifting
+    every later item. Items left between two matched runs are compared in order, one with one
+    (their differences placed at the expected item's position), the rest missing or extra."""
+    matcher = SequenceMatcher(None, list(map(_json, expected)), list(map(_json, actual)), autojunk=False)
+    lines = []
+    for _, first, end, first_actual, end_actual in matcher.get_opcodes():
+        paired = min(end - first, end_actual - first_actual)
+        for offset in range(paired):
+            lines += _deepdiff_lines(expected[first + offset], actual[first_actual + offset], spec,
+                                     partial(_at, first + offset))
+        lines += [f"$[{i}]: missing item {_shown(expected[i])}" for i in range(first + paired, end)]
+        lines += [f"$[{j}]: unexpected item {_shown(actual[j])}" for j in range(first_actual + paired, end_actual)]
+    return lines
+
+
+def _ordered_lines(expected: Any, actual: Any, spec: OutputExpectation) -> list[str]:
+    """Differences with lists in order: JSON Lines aligned (:func:`_aligned_lines`), anything else by position."""
+    if spec.format == "jsonl" and isinstance(expected, list) and isinstance(actual, list):
+        return _aligned_lines(expected, actual, spec)
+    return _deepdiff_lines(expected, actual, spec, lambda path, kind: path)
+
+
 def differences(expected: Any, actual: Any, spec: OutputExpectation) -> list[str]:
     """Every difference between the expected and the actual parsed value under ``spec``
     (ignore, normalize, sort_by, subset, unordered, tolerance, wildcards, key_order); empty if they match.
     Numbers compare by value (``1`` equals ``1.0``, ``0.1 + 0.2`` is not ``0.3``) unless there is
     a tolerance; a boolean never equals a number; without ``unordered`` a list holding the
-    expected items in another order is one line, "same items, different order"."""
+    expected items in another order is one line, "same items, different order", and JSON Lines
+    are aligned as a sequence diff aligns lines."""
     expected, actual, reordered = _compared(expected, actual, spec)
     lines = (_unordered_lines(expected, actual, spec) if spec.unordered
              else [] if _json(expected) == _json(actual)  # equal values match under every spec: skip DeepDiff
-             else _deepdiff_lines(expected, actual, spec, lambda path, kind: path))
+             else _ordered_lines(expected, actual, spec))
     lines += reordered
     if spec.key_order and not lines:
         lines = _key_order(expected, actual, [])

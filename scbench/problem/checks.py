@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from pathlib import Path, PurePosixPath
 import jsonpath
 
 from scbench.formats import PARSERS
+from scbench.problem.diagnostics import where_of
 from scbench.problem.model import Base64File, CliCase, CopyFile, HttpCase, OutputExpectation, ProblemConfig, TarFile
 from scbench.problem.source import Unreadable, read_text
 from scbench.problem.walk import argument_strings, inputs, outputs
@@ -108,11 +110,25 @@ def _expected_file(output: OutputExpectation, path: tuple, ctx: CaseContext) -> 
 
 def _parses(target: Path, output: OutputExpectation, path: tuple) -> Iterator[Finding]:
     try:
-        PARSERS[output.format](read_text(target, "an expected-output file"))
+        value = PARSERS[output.format](read_text(target, "an expected-output file"))
     except Unreadable as problem:
         yield path, f"{output.file}: {problem.message}", problem.hint
     except ValueError as error:
         yield path, f"{output.file}: not valid {output.format}: {error}", "fix the file or set format: to match it"
+    else:
+        for inside, message, hint in _finite(value, ()):
+            yield path, f"{output.file}: {where_of(('$', *inside))}: {message}", hint
+
+
+def _finite(value: object, path: tuple) -> Iterator[Finding]:
+    """A finding per number of ``value`` beyond a double (``1.0e+400`` is read as infinity, which
+    JSON cannot hold: the bundle would say ``null``) or not a number (YAML's ``.inf`` and ``.nan``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        yield path, f"the number {value} is beyond what a double holds (at most 1.7976931348623157e+308)", \
+            "write a number a double holds, or the text the output prints, as a string with format: text"
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in children:
+        yield from _finite(child, (*path, key))
 
 
 def _expected_files(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
@@ -128,6 +144,9 @@ def _output_form(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
         yield from _compile_regex(output.value, (*path, "value"))
     for index, expression in enumerate(output.ignore):
         yield from compile_jsonpath(expression, (*path, "ignore", index))
+    for index, rule in enumerate(output.normalize):
+        yield from compile_jsonpath(rule.path, (*path, "normalize", index, "path"))
+    yield from _finite(output.value, (*path, "value"))
     if output.sort_by and output.format == "text":
         yield (*path, "sort_by"), "sort_by needs a list format", "use format: jsonl, json, lines, yaml or csv"
 

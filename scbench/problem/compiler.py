@@ -236,3 +236,23 @@ def compile_problem(root: Path, missing_expected_files: bool = False) -> Bundle:
     if out.found:
         raise ProblemError(out.found)
     return Bundle(config=problem, checkpoints=checkpoints, data=_data(root))
+
+
+def _bundle_case_findings(bundle: Bundle, root: Path) -> Iterator[tuple[tuple, str, str]]:
+    for index, checkpoint in enumerate(bundle.checkpoints):
+        timeout = checkpoint.config.timeout or bundle.config.timeout
+        for position, compiled in enumerate(checkpoint.cases):
+            ctx = CaseContext(bundle.config, root, root, compiled.case.category, timeout)
+            at = ("checkpoints", index, "cases", position, "case")
+            yield from (((*at, *where), message, hint) for check in CASE_CHECKS
+                        for where, message, hint in check(compiled.case, ctx))
+        for number, expression in enumerate(checkpoint.config.regression_ignore):
+            yield from compile_jsonpath(expression, ("checkpoints", index, "config", "regression_ignore", number))
+
+
+def bundle_diagnostics(bundle: Bundle, shown: str) -> list[Diagnostic]:
+    """The compiler's checks of a problem directory run on a compiled ``bundle`` (named ``shown``), whose
+    file anyone may have written: a case copying from outside its data, a pattern or JSONPath that does
+    not compile, ... Copy sources are looked up in the bundle's own data (materialized in the cache)."""
+    return [Diagnostic(shown, 0, where_of(where), message, f"{hint} (in the problem, then compile it again)")
+            for where, message, hint in _bundle_case_findings(bundle, bundle.data_dir().parent)]

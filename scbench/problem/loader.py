@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from scbench.paths import CACHE, PACKAGE, SCHEMAS
 from scbench.problem.bundle import Bundle
-from scbench.problem.compiler import compile_problem
+from scbench.problem.compiler import bundle_diagnostics, compile_problem
 from scbench.problem.diagnostics import Diagnostic, ProblemError
 
 BUNDLE_SUFFIX = ".scb.json"
@@ -35,6 +35,9 @@ def _read_bundle(path: Path) -> Bundle:
     if named and not bundle.digest.startswith(named.group(1)):
         raise ProblemError([Diagnostic(str(path), 0, "", "the bundle's content does not match the digest in its name",
                                     "it was edited after compiling: recompile it with scbench compile")])
+    found = bundle_diagnostics(bundle, str(path))
+    if found:
+        raise ProblemError(found)
     return bundle
 
 
@@ -84,7 +87,8 @@ def _compiled(path: Path, missing_expected_files: bool) -> Bundle:
 
 
 def load(path: Path, missing_expected_files: bool = False) -> Bundle:
-    """The bundle at ``path`` (a ``*.scb.json`` file) or compiled from a problem directory
+    """The bundle at ``path`` (a ``*.scb.json`` file, checked as the compiler checks a problem directory:
+    :func:`~scbench.problem.compiler.bundle_diagnostics`) or compiled from a problem directory
     (``missing_expected_files`` as in :func:`compile_problem`; a directory compiled before, with
     the same sources and compiler, is read from the cache). Raises :class:`ProblemError` when it
     does not compile or does not exist."""

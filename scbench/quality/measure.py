@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from scbench import content
@@ -39,6 +39,14 @@ def _file(path: Path, name: str, adapter: TreeSitterAdapter) -> tuple[SourceFact
     return adapter.facts(name, source), flag(name, source.decode(errors="replace"), table.ast_grep, rules)
 
 
+SKIP_REASONS: dict[type[Exception], Callable[[Exception], str]] = {
+    SyntaxError: lambda error: f"SyntaxError: {error.msg} (line {error.lineno})",
+    RecursionError: lambda error: "nested too deeply to measure (RecursionError)",
+}
+"""Why a file is skipped, by the exception measuring it raised: it cannot be parsed, or its syntax tree is
+deeper than the parser's or the metrics' recursion goes (an expression nested a few hundred levels)."""
+
+
 def _relative(path: Path, root: Path) -> str:
     return path.name if path == root else path.relative_to(root).as_posix()
 
@@ -47,8 +55,9 @@ def measure(path: Path, language: str | None = None) -> QualityReport:
     """Erosion and verbosity of the snapshot at ``path`` (a directory or one file).
 
     ``language`` restricts the measurement to one language of the registry (names as in ``adapters/``);
-    otherwise every file whose extension a language table claims is measured. Files Python cannot parse
-    are listed in ``QualityReport.skipped``. Raises LookupError for an unknown language.
+    otherwise every file whose extension a language table claims is measured. Files that cannot be parsed
+    or are nested too deeply to measure (:data:`SKIP_REASONS`) are listed in ``QualityReport.skipped``.
+    Raises LookupError for an unknown language.
     Formulas: SlopCodeBench paper eq. 2-4, see :mod:`scbench.quality.metrics`.
     """
     registry = languages()
@@ -60,8 +69,8 @@ def measure(path: Path, language: str | None = None) -> QualityReport:
         name = _relative(file, path)
         try:
             file_facts, file_flags = _file(file, name, adapter)
-        except SyntaxError as error:
-            skipped.append((name, f"SyntaxError: {error.msg} (line {error.lineno})"))
+        except tuple(SKIP_REASONS) as error:
+            skipped.append((name, next(why(error) for kind, why in SKIP_REASONS.items() if isinstance(error, kind))))
             continue
         facts.append(file_facts)
         flags.extend(file_flags)

@@ -55,12 +55,15 @@ def _flatten(blocks: list, prefix: str = "") -> Iterator[tuple[str, Function]]:
 class PythonAdapter(TreeSitterAdapter):
     """Python: the table supplies tokens and comments, radon (``no_assert=True``) supplies CC.
 
-    ``facts`` raises SyntaxError for a file Python cannot parse.
+    ``facts`` raises SyntaxError for a file Python cannot parse, nested too deeply included.
     """
 
     def facts(self, path: str, source: bytes) -> SourceFacts:
         """Parse with ``ast`` (for radon and docstrings) and tree-sitter (for tokens), once each."""
-        tree = ast.parse(source, filename=path)
+        try:
+            tree = ast.parse(source, filename=path)
+        except MemoryError:  # CPython's parser stack overflows on an expression nested some 100,000 deep
+            raise SyntaxError("nested too deeply to parse", (path, 1, 1, "")) from None
         docstrings, ends = _scan(tree)
         tokens, lines, _ = walk(self.table, self.parser.parse(source).root_node)
         visitor = ComplexityVisitor.from_ast(tree, no_assert=True)

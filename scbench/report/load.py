@@ -6,6 +6,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from scbench.agent.snapshot import diff
+from scbench.grade.show import printable
 from scbench.report.model import FailingCase, FileChange, Point, RunSummary, phase_of
 from scbench.results import CATEGORIES, RunResults
 from scbench.rundir import CheckpointRecord, Usage, checkpoint_dir, read_run
@@ -26,7 +27,7 @@ def _results(directory: Path) -> RunResults | None:
 
 def _failing(results: RunResults) -> list[FailingCase]:
     return [FailingCase(case=f"{case.checkpoint}/{case.id}", category=case.category,
-                        message=f"{case.failures[0].target}: {case.failures[0].message}" if case.failures
+                        message=printable(f"{case.failures[0].target}: {case.failures[0].message}") if case.failures
                         else "a step did not run")
             for case in results.cases if not case.passed]
 

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import jsonpath
 
+from scbench.formats import PARSERS
 from scbench.problem.model import HttpCase, HttpStep
 from scbench.run.context import RunContext, fill
 from scbench.run.server import HOST, Server, client, free_port, tail
@@ -62,8 +63,8 @@ def _capture(step: HttpStep, response: httpx.Response) -> tuple[dict[str, Any], 
             found = [response.headers[capture.header]] if capture.header in response.headers else []
         else:
             try:
-                found = jsonpath.findall(capture.jsonpath, response.json())
-            except ValueError:
+                found = jsonpath.findall(capture.jsonpath, PARSERS["json"](response.text))
+            except ValueError:  # not JSON, or over its depth and size limits: nothing to capture
                 found = []
         if found:
             captured[name] = found[0]

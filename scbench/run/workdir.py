@@ -46,22 +46,26 @@ WRITERS: dict[type, Callable[[Path, object, Path], None]] = {
 """Input-file form -> writer(target path, spec, problem data dir)."""
 
 
-def _unlinked(workdir: Path, name: str) -> Path:
-    """``workdir / name`` with every symbolic link on its way removed: an earlier step of the
-    solution may have left one there, and the host never writes through a solution's link."""
+def _cleared(workdir: Path, name: str) -> Path:
+    """``workdir / name`` with what an earlier step of the solution left in its way removed: a symbolic
+    link anywhere on the way (the host never writes through a solution's link), a file or other
+    non-directory where a parent directory goes, a directory where the input goes."""
     target = workdir
-    for part in Path(name).parts:
+    parts = Path(name).parts
+    for index, part in enumerate(parts, 1):
         target = target / part
-        if target.is_symlink():
+        if target.is_symlink() or (index < len(parts) and target.exists() and not target.is_dir()):
             target.unlink()
+    if target.is_dir():
+        shutil.rmtree(target)
     return target
 
 
 def write_inputs(workdir: Path, files: dict[str, InputFile], data: Path) -> None:
-    """Write each input file (parents created) into ``workdir``, as a regular file where a
-    previous step left a symbolic link."""
+    """Write each input file (parents created) into ``workdir``, in place of whatever a previous step
+    of the solution left in its way (:func:`_cleared`)."""
     for name, spec in files.items():
-        target = _unlinked(workdir, name)
+        target = _cleared(workdir, name)
         target.parent.mkdir(parents=True, exist_ok=True)
         WRITERS[type(spec)](target, spec, data)
 
