@@ -5,6 +5,10 @@ import json
 import os
 import shutil
 import socket
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -175,6 +179,44 @@ def test_the_relay_passes_each_write_on_at_once():
     body (a second write after its headers) waited for the server's delayed ACK, 40 ms per POST."""
     with socket.create_server((HOST, 0)) as server, relay.connect(server.getsockname()[1]) as upstream:
         assert upstream.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+
+
+def answer_early(server: socket.socket) -> None:
+    """Read the headers of the first request (connections that send nothing, such as the relay's
+    readiness probe, are skipped), answer 413 and close without reading the body, as a server that
+    refuses a too-large request does."""
+    head = b""
+    while b"\r\n\r\n" not in head:
+        conn, _ = server.accept()
+        head = conn.recv(65536)
+        while head and b"\r\n\r\n" not in head:
+            head += conn.recv(65536)
+    with conn:
+        conn.sendall(b"HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+
+
+def test_a_response_sent_before_the_request_ends_reaches_the_client(tmp_path):
+    """A server that answers before reading the whole request (413 for a body too large) and closes:
+    the relay used to close both sides when its write to the server failed, so the client got a reset
+    instead of the answer. It now discards the rest of the request and passes the answer on."""
+    path = tmp_path / "port.sock"
+    with socket.create_server((HOST, 0)) as server:
+        answering = threading.Thread(target=answer_early, args=(server,))
+        answering.start()
+        bridge = subprocess.Popen([sys.executable, "-S", relay.__file__, str(path), str(server.getsockname()[1])])
+        try:
+            while not path.exists():
+                time.sleep(0.01)
+            with relay.unix(str(path)) as client:
+                client.sendall(b"POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 33554432\r\n\r\n")
+                client.sendall(b"x" * 2**25)
+                client.shutdown(socket.SHUT_WR)
+                answer = b"".join(iter(lambda: client.recv(65536), b""))
+        finally:
+            bridge.kill()
+            bridge.wait()
+            answering.join()
+    assert answer.split(b"\r\n")[0] == b"HTTP/1.1 413 Payload Too Large"
 
 
 CONTAINED = {"bwrap", "docker"}
