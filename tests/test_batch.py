@@ -125,6 +125,22 @@ def test_a_schema_error_in_the_plan_names_the_key(tmp_path):
     assert f"{plan}:1: unknown key 'solution'\n    fix: did you mean 'solutions'?" in done.stderr
 
 
+
+def test_a_schema_error_in_the_plan_hides_none_of_its_other_errors(tmp_path):
+    # before: the schema error alone was reported; the unknown track and the missing checkpoint
+    # of the entries that are valid on their own came only after it was fixed
+    plan = write_plan(tmp_path / "plan.yaml", {"problems": {"kv": str(KV)}, "sandbox": "bwrap", "solutions": [
+        {"problem": "kv", "path": str(KV / "solutions/python/checkpoint_1"), "trak": "python"},
+        {"problem": "kv", "path": str(KV / "solutions/python/checkpoint_1"), "track": "cobol"},
+        {"problem": "kv", "path": str(KV / "solutions/python/checkpoint_1"), "checkpoints": [3]}]})
+    done = scbench("batch", plan, "--out", tmp_path / "out")
+    assert done.returncode == 2
+    assert [line for line in done.stderr.splitlines() if not line.startswith("    fix:")] == [
+        f"{plan}:5: solutions[0]: unknown key 'trak'",
+        f"{plan}:10: solutions[1].track: unknown track 'cobol'",
+        f"{plan}:14: solutions[2].checkpoints[0]: kv has no checkpoint 3",
+        "3 error(s)"]
+
 @pytest.fixture(scope="module")
 def replay_run(tmp_path_factory) -> Path:
     """A run directory made by ``scbench run`` replaying kv's python references (strict at both checkpoints)."""

@@ -98,7 +98,7 @@ def test_problem_layout_errors(problem):
         "    fix: mark the cases that check what the spec states explicitly as category: core",
         "kv/cases/checkpoint_3: no case files\n    fix: add YAML case files under cases/checkpoint_3/",
         "kv/checkpoint_3.md: the spec file is missing\n    fix: write the spec the agent sees in checkpoint_3.md",
-        "kv/config.yaml:1: checkpoints.checkpoint_3.order: order is 4 but the name says 3\n    fix: set order: 3",
+        "kv/config.yaml:7: checkpoints.checkpoint_3.order: order is 4 but the name says 3\n    fix: set order: 3",
     ]
 
 
@@ -316,10 +316,9 @@ def test_config_schema_cross_reference_and_semantic_errors_come_in_one_run(probl
         "value\n    fix: drop regex or make it text",
         "kv/config.yaml:5: timeout: expected a number, got a string \"ten\"\n"
         "    fix: write 10 (a number, without quotes)",
+        # before: a schema error elsewhere in config.yaml hid every checkpoint's own errors
+        "kv/config.yaml:8: checkpoints.checkpoint_2.order: order is 3 but the name says 2\n    fix: set order: 2",
     ]
-    config.write_text(config.read_text().replace("timeout: ten", "timeout: 10"))
-    assert diagnostics(problem)[-1] == "kv/config.yaml:1: checkpoints.checkpoint_2.order: order is 3 but the name " \
-                                       "says 2\n    fix: set order: 2"
 
 
 def test_a_case_file_that_does_not_parse_causes_no_missing_core_case_error(problem):
@@ -370,3 +369,16 @@ def test_a_problem_directory_is_compiled_once_and_again_when_a_source_changes(pr
     with pytest.raises(ProblemError):
         load(problem)
     assert not (COMPILED / source_digest(problem)).exists()
+
+
+def test_error_locations_open_from_the_working_directory_at_the_key(problem):
+    # before: files were shown relative to the problem's parent (kv/config.yaml, which does not exist
+    # from a sibling directory) and every checkpoint error of config.yaml pointed at line 1
+    config = problem / "config.yaml"
+    config.write_text(config.read_text().replace("checkpoint_2: {order: 2}", "checkpoint_2: {order: 5}"))
+    (problem.parent / "elsewhere").mkdir()
+    done = scbench("compile", "../kv", cwd=problem.parent / "elsewhere")
+    assert (done.returncode, done.stderr.splitlines()[0]) == (
+        2, "../kv/config.yaml:8: checkpoints.checkpoint_2.order: order is 5 but the name says 2")
+    assert (problem.parent / "elsewhere" / "../kv/config.yaml").read_text().splitlines()[7].strip() == \
+        "checkpoint_2: {order: 5}"

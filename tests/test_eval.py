@@ -211,9 +211,9 @@ def test_regression_retire_names_a_case_of_an_earlier_checkpoint(kv_copy):
     with pytest.raises(ProblemError) as caught:
         compile_problem(kv_copy)
     assert [d.render() for d in caught.value.diagnostics] == [
-        "kv/config.yaml:1: checkpoints.checkpoint_2.regression_retire[0]: checkpoint_1/no_such_case is not a case "
+        "kv/config.yaml:8: checkpoints.checkpoint_2.regression_retire[0]: checkpoint_1/no_such_case is not a case "
         "of a checkpoint before checkpoint_2\n    fix: name a case of an earlier checkpoint as checkpoint_N/case_id",
-        "kv/config.yaml:1: checkpoints.checkpoint_2.regression_retire[1]: checkpoint_2/count_doc is not a case "
+        "kv/config.yaml:8: checkpoints.checkpoint_2.regression_retire[1]: checkpoint_2/count_doc is not a case "
         "of a checkpoint before checkpoint_2\n    fix: name a case of an earlier checkpoint as checkpoint_N/case_id"]
 
 

@@ -51,13 +51,19 @@ def stdout_console() -> Console:
 
 def load_bundle(path: Path, missing_expected_files: bool = False) -> Bundle:
     """The problem or bundle at ``path``; on compile errors, print every diagnostic and exit 2."""
-    from scbench.problem.diagnostics import ProblemError
+    from scbench.problem.diagnostics import ProblemError, rebased
     from scbench.problem.loader import load
     try:
         return load(path, missing_expected_files)
     except ProblemError as error:
-        print_diagnostics(stderr_console(), error.diagnostics)
+        print_diagnostics(stderr_console(), rebased(error.diagnostics, problem_base(path)))
         raise typer.Exit(2) from None
+
+
+def problem_base(path: Path) -> Path:
+    """The directory a problem's diagnostics are relative to: a problem directory's parent (its files
+    are shown as ``NAME/...``), else the working directory (a bundle is shown as given)."""
+    return path.resolve().parent if path.is_dir() else Path.cwd()
 
 
 def known_track(track: str, hint: str = "--track") -> None:
