@@ -93,6 +93,18 @@ def test_new_scaffolds_a_problem_that_checks_green_and_never_overwrites(tmp_path
     assert scbench("new", tmp_path / "Bad-Name").returncode == 2
 
 
+
+def test_new_shows_an_http_case_and_its_server_that_compile_once_uncommented(tmp_path):
+    target = tmp_path / "web_demo"
+    assert scbench("new", target).returncode == 0
+    config, cases = target / "config.yaml", target / "cases/checkpoint_1/functionality.yaml"
+    config.write_text(config.read_text().replace("\n# server:", "\nserver:").replace("\n#   ", "\n  "))
+    cases.write_text(cases.read_text().replace("\n  # - id", "\n  - id").replace("\n  #   ", "\n    "))
+    done = scbench("compile", target, "--out", tmp_path / "build")
+    assert (done.returncode, "warning" in done.stderr) == (0, False), done.stderr
+    http = [case.case for case in compile_problem(target).checkpoint(1).cases if case.case.kind == "http"]
+    assert [(case.id, len(case.steps)) for case in http] == [("create_then_read", 2)]
+
 def test_results_record_the_entry_and_no_track_under_entry(kv, tmp_path):
     solution = kv / "solutions/python/checkpoint_1"
     done = scbench("eval", kv, "-c", 1, "-s", solution, "--entry", "python3 kv.py", "--out", tmp_path)

@@ -382,3 +382,32 @@ def test_error_locations_open_from_the_working_directory_at_the_key(problem):
         2, "../kv/config.yaml:8: checkpoints.checkpoint_2.order: order is 5 but the name says 2")
     assert (problem.parent / "elsewhere" / "../kv/config.yaml").read_text().splitlines()[7].strip() == \
         "checkpoint_2: {order: 5}"
+
+
+HTTP_CASE = "cases:\n  - id: web\n    kind: http\n{server}    steps:\n      - request: {{path: /}}\n" \
+            "        expect: {{status: 200}}\n"
+
+
+def test_an_http_case_without_a_server_says_where_one_goes(problem):
+    (problem / "cases/checkpoint_1/web.yaml").write_text(HTTP_CASE.format(server=""))
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_1/web.yaml:3: cases[0].kind: an HTTP case needs a server (config.yaml or the case)\n"
+        "    fix: add server: {args: [--port, \"{port}\"]} to config.yaml (every HTTP case) or to this case"]
+
+
+def test_a_server_never_given_its_port_compiles_with_a_warning(problem, tmp_path):
+    # before: it compiled silently, and every request of its cases failed to connect
+    web = problem / "cases/checkpoint_1/web.yaml"
+    web.write_text(HTTP_CASE.format(server="    server: {args: [--listen, \"8080\"]}\n"))
+    done = scbench("compile", problem, "--out", tmp_path / "build", cwd=problem.parent)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[:2] == [
+        "warning: kv/cases/checkpoint_1/web.yaml:2: cases[0].server: this case's server never receives {port}",
+        "    fix: pass the port in the case's server.args: args: [--port, \"{port}\"] (or an env value \"{port}\"); "
+        "the server must listen on the port scbench chose, or every request of its cases fails"]
+    config = problem / "config.yaml"
+    config.write_text(config.read_text() + "server: {args: [--listen, \"8080\"]}\n")
+    web.write_text(HTTP_CASE.format(server=""))
+    done = scbench("compile", problem, "--out", tmp_path / "build", cwd=problem.parent)
+    assert done.stderr.splitlines()[0] == \
+        "warning: kv/config.yaml:9: server: the server of the HTTP cases never receives {port}"

@@ -51,13 +51,16 @@ def stdout_console() -> Console:
 
 def load_bundle(path: Path, missing_expected_files: bool = False) -> Bundle:
     """The problem or bundle at ``path``; on compile errors, print every diagnostic and exit 2."""
+    from scbench.problem.advice import warnings
     from scbench.problem.diagnostics import ProblemError, rebased
     from scbench.problem.loader import load
     try:
-        return load(path, missing_expected_files)
+        bundle = load(path, missing_expected_files)
     except ProblemError as error:
         print_diagnostics(stderr_console(), rebased(error.diagnostics, problem_base(path)))
         raise typer.Exit(2) from None
+    print_diagnostics(stderr_console(), rebased(warnings(bundle, path), problem_base(path)), "warning")
+    return bundle
 
 
 def problem_base(path: Path) -> Path:
@@ -131,9 +134,15 @@ def selection_of(bundle: Bundle, checkpoint: int, pattern: str | None, max_failu
     return selection
 
 
-def print_diagnostics(console: Console, diagnostics: list[Diagnostic]) -> None:
-    """Each diagnostic as ``file:line: where: message`` and its fix, then a count."""
+def print_diagnostics(console: Console, diagnostics: list[Diagnostic], severity: str = "error") -> None:
+    """Each diagnostic as ``file:line: where: message`` and its fix (warnings headed ``warning:``), then
+    a count; nothing for no warning."""
     from rich.text import Text
     for diagnostic in diagnostics:
-        console.print(Text(diagnostic.render()), highlight=False, soft_wrap=True)
-    console.print(f"[bold red]{len(diagnostics)} error(s)[/]")
+        console.print(Text(("warning: " if severity == "warning" else "") + diagnostic.render()), highlight=False,
+                      soft_wrap=True)
+    if diagnostics or severity == "error":
+        console.print(f"[{COUNT_STYLES[severity]}]{len(diagnostics)} {severity}(s)[/]")
+
+
+COUNT_STYLES = {"error": "bold red", "warning": "yellow"}

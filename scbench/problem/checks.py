@@ -189,7 +189,8 @@ def _captures_defined(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Fi
 
 def _server_known(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
     if isinstance(case, HttpCase) and case.server is None and ctx.problem is not None and ctx.problem.server is None:
-        yield ("kind",), "an HTTP case needs a server", "add server: to config.yaml or to the case"
+        yield ("kind",), "an HTTP case needs a server (config.yaml or the case)", \
+            'add server: {args: [--port, "{port}"]} to config.yaml (every HTTP case) or to this case'
 
 
 def _request_body(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
