@@ -100,7 +100,7 @@ runs: [{tmp_path}/no-runs-here/*]
     assert done.returncode == 2
     shown = str(plan)
     expected = [
-        f"{shown}:4: solutions[0].problem: unknown problem 'kvv'\n    fix: add it to problems, or use one of: kv",
+        f"{shown}:4: solutions[0].problem: unknown problem 'kvv'\n    fix: did you mean 'kv'?",
         f"{shown}:8: solutions[1].track: unknown track 'cobol'\n    fix: use one of: python, node, rust, java, go",
         f"{shown}:11: solutions[2].checkpoints[1]: kv has no checkpoint 3\n    fix: use checkpoints 1..2",
         f"{shown}:14: solutions[3].entry: cannot split the entry command into words: No closing quotation\n"

@@ -144,3 +144,8 @@ def test_results_go_to_stdout_and_progress_to_stderr(kv, tmp_path):
         *(line for n in (1, 2, 3) for line in (f"checkpoint_{n}: agent command running",
                                                f"checkpoint_{n}: strict True, isolated True, core True")),
         f"wrote {tmp_path / 'run'}"]
+
+
+def test_a_misspelt_track_gets_the_closest_one(tmp_path):
+    done = scbench("eval", FIXTURES / "kv", "-c", 1, "-s", tmp_path, "-t", "pyhton")
+    assert (done.returncode, "unknown track 'pyhton'; did you mean 'python'?" in done.stderr) == (2, True)

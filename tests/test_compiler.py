@@ -74,10 +74,27 @@ def test_cross_reference_errors_are_all_collected(problem):
     assert diagnostics(problem) == CROSS_REFERENCE_ERRORS
 
 
-def test_yaml_syntax_error_names_the_line(problem):
-    (problem / "cases/checkpoint_1/bad.yaml").write_text("cases:\n  - id: x\n    args: [a, b\n")
-    [message] = diagnostics(problem)
-    assert message.startswith("kv/cases/checkpoint_1/bad.yaml:4: not valid YAML/JSON: ")
+@pytest.mark.parametrize(("text", "expected"), [
+    ("cases:\n\t- id: x\n", "2: a tab at column 1: YAML indents with spaces only\n"
+     "    fix: replace the tab with spaces"),
+    ("cases:\n  - id: x\n     args: [a]\n", "3: this line is indented deeper than the keys around it (a key cannot "
+     "start here)\n    fix: line the key up with the keys of its mapping, or quote a value that holds ': '"),
+    ("cases:\n  - id: x\n  args: [a]\n", "3: this line is indented differently from the block that starts at line 2\n"
+     "    fix: indent it like its siblings: the keys of one mapping, and the '-' items of one list, start in the same "
+     "column"),
+    ("cases:\n  - id: \"x\n    args: [a]\n", "2: a quoted string opened at line 2 is never closed\n    fix: close the "
+     "quote on that line; inside \"...\", write a quote as \\\", inside '...' as ''"),
+    ("cases:\n  - id: x\n    stdin: a: b\n", "3: an unquoted value holds ': '\n    fix: quote the value: \"a: b\""),
+    ("cases:\n  - id: x\n    args: [a, b\n", "3: the [ opened at line 3 is not closed where expected: a missing ']' "
+     "or ','\n    fix: close it with ], separate items with ', ', and quote items holding ': ', '#' or ]"),
+    ("cases:\n  - id: x\n    args: [a, b]]\n", "3: unexpected ']' after a value at column 17\n    fix: remove it, or "
+     "quote the whole value"),
+    ("cases:\n  - id: @x\n", "2: '@' at column 9 cannot start an unquoted value\n    fix: quote the value: \"@x\""),
+])
+def test_yaml_syntax_errors_say_what_is_wrong(problem, text, expected):
+    # before: every one was "not valid YAML/JSON: <the parser's words>" with one generic fix
+    (problem / "cases/checkpoint_1/bad.yaml").write_text(text)
+    assert diagnostics(problem) == [f"kv/cases/checkpoint_1/bad.yaml:{expected}"]
 
 
 def test_duplicate_yaml_keys_are_errors(problem):
@@ -202,8 +219,8 @@ def test_config_errors_and_case_errors_come_together_without_cascades(problem):
     (problem / "cases/checkpoint_1/broken.yaml").write_text("cases:\n  - id: x\n    args: [a\n")
     (problem / "cases/checkpoint_2/core.yaml").write_text("cases:\n  - {id: c, expect: {exit_code: zero}}\n")
     assert diagnostics(problem) == [
-        "kv/cases/checkpoint_1/broken.yaml:4: not valid YAML/JSON: did not find expected ',' or ']'\n"
-        "    fix: fix the syntax at that line (quote strings containing ': ' or '#')",
+        "kv/cases/checkpoint_1/broken.yaml:3: the [ opened at line 3 is not closed where expected: a missing ']' "
+        "or ','\n    fix: close it with ], separate items with ', ', and quote items holding ': ', '#' or ]",
         "kv/cases/checkpoint_2/core.yaml:2: cases[0].expect.exit_code: \"zero\" is not allowed here\n"
         "    fix: write 0 (a number, without quotes)",
         "kv/config.yaml:5: timeout: expected a number, got a string \"ten\"\n"
@@ -326,8 +343,8 @@ def test_a_case_file_that_does_not_parse_causes_no_missing_core_case_error(probl
     (problem / "cases/checkpoint_2/more.yaml").write_text(
         "category: functionality\ncases:\n  - {id: extra, args: [count, x]}\n")
     assert diagnostics(problem) == [
-        "kv/cases/checkpoint_2/core.yaml:4: not valid YAML/JSON: did not find expected ',' or ']'\n"
-        "    fix: fix the syntax at that line (quote strings containing ': ' or '#')"]
+        "kv/cases/checkpoint_2/core.yaml:3: the [ opened at line 3 is not closed where expected: a missing ']' "
+        "or ','\n    fix: close it with ], separate items with ', ', and quote items holding ': ', '#' or ]"]
     (problem / "cases/checkpoint_2/core.yaml").write_text("cases:\n  - {id: x, args: [a], expect: {exit_code: zero}}\n")
     assert diagnostics(problem) == [
         "kv/cases/checkpoint_2/core.yaml:2: cases[0].expect.exit_code: \"zero\" is not allowed here\n"
@@ -411,3 +428,16 @@ def test_a_server_never_given_its_port_compiles_with_a_warning(problem, tmp_path
     done = scbench("compile", problem, "--out", tmp_path / "build", cwd=problem.parent)
     assert done.stderr.splitlines()[0] == \
         "warning: kv/config.yaml:9: server: the server of the HTTP cases never receives {port}"
+
+
+def test_misspelt_file_names_get_the_closest_existing_one(problem):
+    # before: "add it under kv/data/ or fix the path" whatever the name was close to
+    (problem / "cases/checkpoint_1/expected").mkdir()
+    (problem / "cases/checkpoint_1/expected/dump.json").write_text("{}\n")
+    (problem / "cases/checkpoint_1/bad.yaml").write_text(
+        "cases:\n  - id: c\n    files: {d: {copy: doc}}\n    args: [dump]\n"
+        "    expect: {stdout: {format: json, file: expected/dumps.json}}\n")
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_1/bad.yaml:3: cases[0].files.d: data/doc does not exist\n    fix: did you mean 'docs'?",
+        "kv/cases/checkpoint_1/bad.yaml:5: cases[0].expect.stdout.file: expected-output file 'expected/dumps.json' "
+        "does not exist\n    fix: did you mean 'expected/dump.json'?"]

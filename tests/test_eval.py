@@ -8,7 +8,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from conftest import FIXTURES, ROOT, replace_in, scbench
+from conftest import FIXTURES, ROOT, replace_in, sandbox_levels, scbench
 from scbench.check.mutants import mutation_score
 from scbench.evaluate.junit import write_junit
 from scbench.evaluate.session import Target, evaluate
@@ -277,3 +277,26 @@ def test_junit_has_one_failure_per_case_with_step_names_outputs_and_checkpoint_n
     assert "get: stdout: text differs at line 1, column 1 (1 line differs)" in failure.text
     assert (case.find("system-out").text, case.find("system-err").text) == (
         "--- get stdout ---\nBLUE\n", "--- get stderr ---\nwarn\n")
+
+
+@pytest.mark.parametrize("level", sandbox_levels())
+def test_an_entry_program_the_sandbox_does_not_have_is_one_clear_error(level, tmp_path):
+    # before: a program on the host's PATH but in the home (a pyenv shim), which bwrap and docker hide,
+    # failed every case with the sandbox's own "prlimit: failed to execute ...: No such file or directory"
+    shims = tmp_path / "home/.pyenv/shims"
+    shims.mkdir(parents=True)
+    (shims / "kvpython").write_text('#!/bin/sh\nexec python3 "$@"\n')
+    (shims / "kvpython").chmod(0o755)
+    kv = FIXTURES / "kv"
+    done = scbench("eval", kv, "-c", 1, "-s", kv / "solutions/python/checkpoint_1", "--entry", "kvpython kv.py",
+                   "--sandbox", level, "--out", tmp_path / "out",
+                   env={**os.environ, "PATH": f"{shims}:/usr/local/bin:/usr/bin:/bin"})
+    if level == "local":
+        assert done.returncode == 0, done.stderr
+        return
+    assert (done.returncode, (tmp_path / "out").exists()) == (1, False)
+    assert done.stderr.splitlines()[-1].endswith(
+        f": the entry's program 'kvpython' does not exist inside the {level} sandbox (not on its PATH, or in a "
+        "directory it does not show, such as the home); fix: name a program of the system (under /usr; `scbench "
+        "sandbox list` says what each level shows), or one inside the solution by its path; or use a track "
+        "(-t TRACK) to set the solution up")

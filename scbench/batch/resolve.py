@@ -20,7 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 from scbench.batch.plan import CHECKPOINT, Plan, SolutionEntry
 from scbench.evaluate.session import Target
 from scbench.problem.bundle import Bundle
-from scbench.problem.diagnostics import Diagnostic, ProblemError, rebased, where_of
+from scbench.problem.diagnostics import Diagnostic, ProblemError, did_you_mean, rebased, where_of
 from scbench.problem.loader import load
 from scbench.problem.model import CASE_ID
 from scbench.problem.source import Document, read_document
@@ -80,15 +80,16 @@ class _Resolver:
 
 def _known_problem(entry: SolutionEntry, resolver: _Resolver) -> Iterator[Finding]:
     if entry.problem not in resolver.plan.problems:
-        yield ("problem",), f"unknown problem {entry.problem!r}", \
-            f"add it to problems, or use one of: {', '.join(resolver.plan.problems)}"
+        yield ("problem",), f"unknown problem {entry.problem!r}", did_you_mean(entry.problem, list(
+            resolver.plan.problems)) or f"add it to problems, or use one of: {', '.join(resolver.plan.problems)}"
 
 
 def _track_or_entry(entry: SolutionEntry, resolver: _Resolver) -> Iterator[Finding]:
     if entry.track is not None and entry.entry is not None:
         yield ("entry",), "both track and entry are given", "keep one: a track sets the solution up, an entry runs it"
     if entry.track is not None and entry.track not in tracks():
-        yield ("track",), f"unknown track {entry.track!r}", f"use one of: {', '.join(tracks())}"
+        yield ("track",), f"unknown track {entry.track!r}", did_you_mean(entry.track, list(tracks())) or \
+            f"use one of: {', '.join(tracks())}"
 
 
 def _usable_entry(entry: SolutionEntry, resolver: _Resolver) -> Iterator[Finding]:

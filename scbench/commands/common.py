@@ -71,9 +71,11 @@ def problem_base(path: Path) -> Path:
 
 def known_track(track: str, hint: str = "--track") -> None:
     """Raise a usage error unless ``track`` is an entry of ``tracks.yaml``."""
+    from scbench.problem.diagnostics import did_you_mean
     from scbench.run.tracks import tracks
     if track not in tracks():
-        raise typer.BadParameter(f"unknown track {track!r}; known: {', '.join(tracks())}", param_hint=hint)
+        fix = did_you_mean(track, list(tracks())) or f"known: {', '.join(tracks())}"
+        raise typer.BadParameter(f"unknown track {track!r}; {fix}", param_hint=hint)
 
 
 def usable_entry(entry: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -64,3 +65,9 @@ def rebased(diagnostics: list[Diagnostic], base: Path) -> list[Diagnostic]:
     """``diagnostics`` whose files are relative to ``base`` (or absolute), each with its file as a
     path from the working directory: what a user can open."""
     return [replace(diagnostic, file=from_here(diagnostic.file, base)) for diagnostic in diagnostics]
+
+
+def did_you_mean(word: str, known: list[str]) -> str:
+    """``did you mean 'x'?`` for the closest of ``known`` to an unknown ``word``; ``""`` when none is close."""
+    close = difflib.get_close_matches(word, known, n=1)
+    return f"did you mean {close[0]!r}?" if close else ""
