@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 from datetime import datetime
 from importlib.metadata import version
 
@@ -149,3 +150,10 @@ def test_results_go_to_stdout_and_progress_to_stderr(kv, tmp_path):
 def test_a_misspelt_track_gets_the_closest_one(tmp_path):
     done = scbench("eval", FIXTURES / "kv", "-c", 1, "-s", tmp_path, "-t", "pyhton")
     assert (done.returncode, "unknown track 'pyhton'; did you mean 'python'?" in done.stderr) == (2, True)
+
+
+def test_progress_is_shown_as_lines_when_stderr_is_not_a_terminal(kv, tmp_path):
+    # before: the progress bar was disabled off a terminal, so a log showed nothing until the end
+    done = scbench("eval", kv, "-c", 1, "-s", kv / "solutions/python/checkpoint_1", "--out", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(r"python checkpoint_1: 3/3 cases \(\d+s\)", done.stderr.splitlines()[-2])

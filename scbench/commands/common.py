@@ -8,6 +8,8 @@ library inside function bodies, so that ``scbench --help`` starts at typer's spe
 from __future__ import annotations
 
 import shlex
+import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -107,11 +109,55 @@ def known_checkpoint(bundle: Bundle, checkpoint: int) -> None:
                                  param_hint="--checkpoint")
 
 
-def progress(console: Console) -> Progress:
-    """The progress bar shown while cases run (on ``console``, hidden when not a terminal)."""
+PROGRESS_PERIOD = 5.0
+"""Seconds between progress lines when stderr is not a terminal (a log file, CI)."""
+
+
+class LineProgress:
+    """Progress as lines, for a console that is not a terminal: ``DESCRIPTION: DONE/TOTAL (Ns)`` when
+    something advanced and :data:`PROGRESS_PERIOD` seconds passed since the last line, and once more
+    at the end. The subset of rich's ``Progress`` the commands use; ``advance`` may come from any thread."""
+
+    def __init__(self, console: Console):
+        self.console, self.clock, self.lock = console, time.monotonic, threading.Lock()
+        self.tasks: list[list] = []
+        self.started = self.shown = self.clock()
+
+    def __enter__(self) -> LineProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for task in range(len(self.tasks)):
+            self._show(task)
+
+    def add_task(self, description: str, total: int) -> int:
+        """A new task (its id) of ``total`` steps."""
+        self.tasks.append([description, 0, total])
+        return len(self.tasks) - 1
+
+    def advance(self, task: int, advance: int = 1) -> None:
+        """Count ``advance`` more steps of ``task``; print a line if the period has passed."""
+        with self.lock:
+            self.tasks[task][1] += advance
+            due = self.clock() - self.shown >= PROGRESS_PERIOD
+            if due:
+                self.shown = self.clock()
+        if due:
+            self._show(task)
+
+    def _show(self, task: int) -> None:
+        description, done, total = self.tasks[task]
+        self.console.print(f"{description}: {done}/{total} cases ({self.clock() - self.started:.0f}s)", highlight=False)
+
+
+def progress(console: Console) -> Progress | LineProgress:
+    """The progress shown while cases run on ``console``: a bar on a terminal, else a line every
+    :data:`PROGRESS_PERIOD` seconds (:class:`LineProgress`)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    if not console.is_terminal:
+        return LineProgress(console)
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=console, transient=True, disable=not console.is_terminal)
+                    console=console, transient=True)
 
 
 def with_progress(jobs: int | None, console: Console, selection: Selection | None = None):
