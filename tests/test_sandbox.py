@@ -20,6 +20,7 @@ from scbench.sandbox import relay
 from scbench.sandbox.base import HOST, RUN_UID, host_variables
 from scbench.sandbox.cgroup import hierarchies
 from scbench.sandbox.limits import Limits
+from scbench.sandbox.local import Local
 from scbench.sandbox.process import base_environment
 from scbench.sandbox.registry import registry
 
@@ -299,3 +300,12 @@ def test_a_docker_engine_that_is_not_this_machines_is_refused():
     assert ("docker: not available: DOCKER_HOST=tcp://192.0.2.1:2375 is not a local engine: runs are waited for "
             "and killed by their host pids, so the engine must run on this machine (unset DOCKER_HOST, or a "
             "unix:// socket)") in done.stdout.splitlines()
+
+
+def test_a_machine_without_pidfds_says_so_instead_of_failing_later(monkeypatch):
+    # before: the local level was available wherever prlimit was, and the first run died with an
+    # AttributeError on os.pidfd_open (macOS) or an OSError (a kernel before 5.3)
+    assert Local.unavailable() == ""
+    monkeypatch.delattr(os, "pidfd_open")
+    assert Local.unavailable() == f"scbench runs solutions on Linux only (it needs pidfds and /proc); this is " \
+                                  f"{sys.platform}"

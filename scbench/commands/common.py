@@ -126,8 +126,8 @@ class LineProgress:
     def __enter__(self) -> LineProgress:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        for task in range(len(self.tasks)):
+    def __exit__(self, failed: type[BaseException] | None, *exc: object) -> None:
+        for task in range(len(self.tasks) if failed is None else 0):
             self._show(task)
 
     def add_task(self, description: str, total: int) -> int:
