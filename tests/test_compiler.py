@@ -441,3 +441,12 @@ def test_misspelt_file_names_get_the_closest_existing_one(problem):
         "kv/cases/checkpoint_1/bad.yaml:3: cases[0].files.d: data/doc does not exist\n    fix: did you mean 'docs'?",
         "kv/cases/checkpoint_1/bad.yaml:5: cases[0].expect.stdout.file: expected-output file 'expected/dumps.json' "
         "does not exist\n    fix: did you mean 'expected/dump.json'?"]
+
+
+def test_an_http_case_without_kind_is_told_to_say_kind_http(problem):
+    # before: it was read as a CLI case: "unknown key 'request'", allowed: args, env, ... (the CLI step's keys)
+    (problem / "cases/checkpoint_1/web.yaml").write_text(
+        "cases:\n  - id: web\n    steps:\n      - request: {path: /}\n        expect: {status: 200}\n")
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_1/web.yaml:2: cases[0]: kind is missing, and the keys are those of a kind: http case\n"
+        "    fix: add kind: http"]
