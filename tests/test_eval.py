@@ -258,7 +258,9 @@ def test_a_solution_of_another_language_is_one_clear_error(kv, tmp_path):
 
 def test_bad_entry_commands_and_jobs_are_usage_errors(kv):
     for args, message in ((["-e", 'node "unterminated'], "cannot split"), (["-e", ""], "the entry command is empty"),
-                          (["-j", "-3"], "greater than or equal to 1")):
+                          (["-j", "-3"], "greater than or equal to 1"),
+                          # before: -t was silently ignored under -e
+                          (["-t", "node", "-e", "python3 kv.py"], "give --track or --entry, not both")):
         done = scbench("eval", kv, "-c", 1, "-s", kv, *args)
         assert (done.returncode, message in done.stderr, "Traceback" in done.stderr) == (2, True, False), done.stderr
 

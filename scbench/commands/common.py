@@ -73,15 +73,24 @@ def problem_base(path: Path) -> Path:
 
 def known_track(track: str, hint: str = "--track") -> None:
     """Raise a usage error unless ``track`` is an entry of ``tracks.yaml``."""
-    from scbench.problem.diagnostics import did_you_mean
     from scbench.run.tracks import tracks
     if track not in tracks():
-        fix = did_you_mean(track, list(tracks())) or f"known: {', '.join(tracks())}"
-        raise typer.BadParameter(f"unknown track {track!r}; {fix}", param_hint=hint)
+        raise unknown_value("track", track, list(tracks()), hint)
 
 
-def usable_entry(entry: str) -> None:
-    """Raise a usage error unless ``entry`` splits into a non-empty argv."""
+def unknown_value(what: str, value: str, known: list[str], hint: str) -> typer.BadParameter:
+    """The usage error for an unknown ``what`` (a track, a template, a target): the closest of
+    ``known``, else all of them."""
+    from scbench.problem.diagnostics import did_you_mean
+    fix = did_you_mean(value, known) or f"known: {', '.join(known)}"
+    return typer.BadParameter(f"unknown {what} {value!r}; {fix}", param_hint=hint)
+
+
+def usable_entry(entry: str, track: str | None = None) -> None:
+    """Raise a usage error unless ``entry`` splits into a non-empty argv and comes without a ``track``."""
+    if track is not None:
+        raise typer.BadParameter("give --track or --entry, not both: a track sets the solution up and starts its "
+                                 "entry file, an entry command starts the solution as it is", param_hint="--entry")
     try:
         argv = shlex.split(entry)
     except ValueError as error:
