@@ -27,6 +27,7 @@ class Sources:
     config: Document | None
 
     def line(self, where: tuple) -> int:
+        """The 1-based line of key ``where`` of ``config.yaml`` (0 without it: the whole file)."""
         return self.config.line_of(where) if self.config else 0
 
 
