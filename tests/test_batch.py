@@ -100,7 +100,7 @@ runs: [{tmp_path}/no-runs-here/*]
     assert done.returncode == 2
     shown = str(plan)
     expected = [
-        f"{shown}:4: solutions[0].problem: unknown problem 'kvv'\n    fix: add it to problems, or use one of: kv",
+        f"{shown}:4: solutions[0].problem: unknown problem 'kvv'\n    fix: did you mean 'kv'?",
         f"{shown}:8: solutions[1].track: unknown track 'cobol'\n    fix: use one of: python, node, rust, java, go",
         f"{shown}:11: solutions[2].checkpoints[1]: kv has no checkpoint 3\n    fix: use checkpoints 1..2",
         f"{shown}:14: solutions[3].entry: cannot split the entry command into words: No closing quotation\n"
@@ -124,6 +124,22 @@ def test_a_schema_error_in_the_plan_names_the_key(tmp_path):
     assert done.returncode == 2
     assert f"{plan}:1: unknown key 'solution'\n    fix: did you mean 'solutions'?" in done.stderr
 
+
+
+def test_a_schema_error_in_the_plan_hides_none_of_its_other_errors(tmp_path):
+    # before: the schema error alone was reported; the unknown track and the missing checkpoint
+    # of the entries that are valid on their own came only after it was fixed
+    plan = write_plan(tmp_path / "plan.yaml", {"problems": {"kv": str(KV)}, "sandbox": "bwrap", "solutions": [
+        {"problem": "kv", "path": str(KV / "solutions/python/checkpoint_1"), "trak": "python"},
+        {"problem": "kv", "path": str(KV / "solutions/python/checkpoint_1"), "track": "cobol"},
+        {"problem": "kv", "path": str(KV / "solutions/python/checkpoint_1"), "checkpoints": [3]}]})
+    done = scbench("batch", plan, "--out", tmp_path / "out")
+    assert done.returncode == 2
+    assert [line for line in done.stderr.splitlines() if not line.startswith("    fix:")] == [
+        f"{plan}:5: solutions[0]: unknown key 'trak'",
+        f"{plan}:10: solutions[1].track: unknown track 'cobol'",
+        f"{plan}:14: solutions[2].checkpoints[0]: kv has no checkpoint 3",
+        "3 error(s)"]
 
 @pytest.fixture(scope="module")
 def replay_run(tmp_path_factory) -> Path:

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 from datetime import datetime
 from importlib.metadata import version
@@ -97,6 +98,18 @@ def test_new_scaffolds_a_problem_that_checks_green_and_never_overwrites(tmp_path
     assert scbench("new", tmp_path / "Bad-Name").returncode == 2
 
 
+
+def test_new_shows_an_http_case_and_its_server_that_compile_once_uncommented(tmp_path):
+    target = tmp_path / "web_demo"
+    assert scbench("new", target).returncode == 0
+    config, cases = target / "config.yaml", target / "cases/checkpoint_1/functionality.yaml"
+    config.write_text(config.read_text().replace("\n# server:", "\nserver:").replace("\n#   ", "\n  "))
+    cases.write_text(cases.read_text().replace("\n  # - id", "\n  - id").replace("\n  #   ", "\n    "))
+    done = scbench("compile", target, "--out", tmp_path / "build")
+    assert (done.returncode, "warning" in done.stderr) == (0, False), done.stderr
+    http = [case.case for case in compile_problem(target).checkpoint(1).cases if case.case.kind == "http"]
+    assert [(case.id, len(case.steps)) for case in http] == [("create_then_read", 2)]
+
 def test_results_record_the_entry_and_no_track_under_entry(kv, tmp_path):
     solution = kv / "solutions/python/checkpoint_1"
     done = scbench("eval", kv, "-c", 1, "-s", solution, "--entry", "python3 kv.py", "--out", tmp_path)
@@ -150,3 +163,15 @@ def test_results_go_to_stdout_and_progress_to_stderr(kv, tmp_path):
         *(line for n in (1, 2, 3) for line in (f"checkpoint_{n}: agent command running",
                                                f"checkpoint_{n}: strict True, isolated True, core True")),
         f"wrote {tmp_path / 'run'}"]
+
+
+def test_a_misspelt_track_gets_the_closest_one(tmp_path):
+    done = scbench("eval", FIXTURES / "kv", "-c", 1, "-s", tmp_path, "-t", "pyhton")
+    assert (done.returncode, "unknown track 'pyhton'; did you mean 'python'?" in done.stderr) == (2, True)
+
+
+def test_progress_is_shown_as_lines_when_stderr_is_not_a_terminal(kv, tmp_path):
+    # before: the progress bar was disabled off a terminal, so a log showed nothing until the end
+    done = scbench("eval", kv, "-c", 1, "-s", kv / "solutions/python/checkpoint_1", "--out", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(r"python checkpoint_1: 3/3 cases \(\d+s\)", done.stderr.splitlines()[-2])

@@ -74,10 +74,27 @@ def test_cross_reference_errors_are_all_collected(problem):
     assert diagnostics(problem) == CROSS_REFERENCE_ERRORS
 
 
-def test_yaml_syntax_error_names_the_line(problem):
-    (problem / "cases/checkpoint_1/bad.yaml").write_text("cases:\n  - id: x\n    args: [a, b\n")
-    [message] = diagnostics(problem)
-    assert message.startswith("kv/cases/checkpoint_1/bad.yaml:4: not valid YAML/JSON: ")
+@pytest.mark.parametrize(("text", "expected"), [
+    ("cases:\n\t- id: x\n", "2: a tab at column 1: YAML indents with spaces only\n"
+     "    fix: replace the tab with spaces"),
+    ("cases:\n  - id: x\n     args: [a]\n", "3: this line is indented deeper than the keys around it (a key cannot "
+     "start here)\n    fix: line the key up with the keys of its mapping, or quote a value that holds ': '"),
+    ("cases:\n  - id: x\n  args: [a]\n", "3: this line is indented differently from the block that starts at line 2\n"
+     "    fix: indent it like its siblings: the keys of one mapping, and the '-' items of one list, start in the same "
+     "column"),
+    ("cases:\n  - id: \"x\n    args: [a]\n", "2: a quoted string opened at line 2 is never closed\n    fix: close the "
+     "quote on that line; inside \"...\", write a quote as \\\", inside '...' as ''"),
+    ("cases:\n  - id: x\n    stdin: a: b\n", "3: an unquoted value holds ': '\n    fix: quote the value: \"a: b\""),
+    ("cases:\n  - id: x\n    args: [a, b\n", "3: the [ opened at line 3 is not closed where expected: a missing ']' "
+     "or ','\n    fix: close it with ], separate items with ', ', and quote items holding ': ', '#' or ]"),
+    ("cases:\n  - id: x\n    args: [a, b]]\n", "3: unexpected ']' after a value at column 17\n    fix: remove it, or "
+     "quote the whole value"),
+    ("cases:\n  - id: @x\n", "2: '@' at column 9 cannot start an unquoted value\n    fix: quote the value: \"@x\""),
+])
+def test_yaml_syntax_errors_say_what_is_wrong(problem, text, expected):
+    # before: every one was "not valid YAML/JSON: <the parser's words>" with one generic fix
+    (problem / "cases/checkpoint_1/bad.yaml").write_text(text)
+    assert diagnostics(problem) == [f"kv/cases/checkpoint_1/bad.yaml:{expected}"]
 
 
 def test_duplicate_yaml_keys_are_errors(problem):
@@ -98,7 +115,7 @@ def test_problem_layout_errors(problem):
         "    fix: mark the cases that check what the spec states explicitly as category: core",
         "kv/cases/checkpoint_3: no case files\n    fix: add YAML case files under cases/checkpoint_3/",
         "kv/checkpoint_3.md: the spec file is missing\n    fix: write the spec the agent sees in checkpoint_3.md",
-        "kv/config.yaml:1: checkpoints.checkpoint_3.order: order is 4 but the name says 3\n    fix: set order: 3",
+        "kv/config.yaml:7: checkpoints.checkpoint_3.order: order is 4 but the name says 3\n    fix: set order: 3",
     ]
 
 
@@ -202,8 +219,8 @@ def test_config_errors_and_case_errors_come_together_without_cascades(problem):
     (problem / "cases/checkpoint_1/broken.yaml").write_text("cases:\n  - id: x\n    args: [a\n")
     (problem / "cases/checkpoint_2/core.yaml").write_text("cases:\n  - {id: c, expect: {exit_code: zero}}\n")
     assert diagnostics(problem) == [
-        "kv/cases/checkpoint_1/broken.yaml:4: not valid YAML/JSON: did not find expected ',' or ']'\n"
-        "    fix: fix the syntax at that line (quote strings containing ': ' or '#')",
+        "kv/cases/checkpoint_1/broken.yaml:3: the [ opened at line 3 is not closed where expected: a missing ']' "
+        "or ','\n    fix: close it with ], separate items with ', ', and quote items holding ': ', '#' or ]",
         "kv/cases/checkpoint_2/core.yaml:2: cases[0].expect.exit_code: \"zero\" is not allowed here\n"
         "    fix: write 0 (a number, without quotes)",
         "kv/config.yaml:5: timeout: expected a number, got a string \"ten\"\n"
@@ -316,10 +333,9 @@ def test_config_schema_cross_reference_and_semantic_errors_come_in_one_run(probl
         "value\n    fix: drop regex or make it text",
         "kv/config.yaml:5: timeout: expected a number, got a string \"ten\"\n"
         "    fix: write 10 (a number, without quotes)",
+        # before: a schema error elsewhere in config.yaml hid every checkpoint's own errors
+        "kv/config.yaml:8: checkpoints.checkpoint_2.order: order is 3 but the name says 2\n    fix: set order: 2",
     ]
-    config.write_text(config.read_text().replace("timeout: ten", "timeout: 10"))
-    assert diagnostics(problem)[-1] == "kv/config.yaml:1: checkpoints.checkpoint_2.order: order is 3 but the name " \
-                                       "says 2\n    fix: set order: 2"
 
 
 def test_a_case_file_that_does_not_parse_causes_no_missing_core_case_error(problem):
@@ -327,8 +343,8 @@ def test_a_case_file_that_does_not_parse_causes_no_missing_core_case_error(probl
     (problem / "cases/checkpoint_2/more.yaml").write_text(
         "category: functionality\ncases:\n  - {id: extra, args: [count, x]}\n")
     assert diagnostics(problem) == [
-        "kv/cases/checkpoint_2/core.yaml:4: not valid YAML/JSON: did not find expected ',' or ']'\n"
-        "    fix: fix the syntax at that line (quote strings containing ': ' or '#')"]
+        "kv/cases/checkpoint_2/core.yaml:3: the [ opened at line 3 is not closed where expected: a missing ']' "
+        "or ','\n    fix: close it with ], separate items with ', ', and quote items holding ': ', '#' or ]"]
     (problem / "cases/checkpoint_2/core.yaml").write_text("cases:\n  - {id: x, args: [a], expect: {exit_code: zero}}\n")
     assert diagnostics(problem) == [
         "kv/cases/checkpoint_2/core.yaml:2: cases[0].expect.exit_code: \"zero\" is not allowed here\n"
@@ -370,3 +386,67 @@ def test_a_problem_directory_is_compiled_once_and_again_when_a_source_changes(pr
     with pytest.raises(ProblemError):
         load(problem)
     assert not (COMPILED / source_digest(problem)).exists()
+
+
+def test_error_locations_open_from_the_working_directory_at_the_key(problem):
+    # before: files were shown relative to the problem's parent (kv/config.yaml, which does not exist
+    # from a sibling directory) and every checkpoint error of config.yaml pointed at line 1
+    config = problem / "config.yaml"
+    config.write_text(config.read_text().replace("checkpoint_2: {order: 2}", "checkpoint_2: {order: 5}"))
+    (problem.parent / "elsewhere").mkdir()
+    done = scbench("compile", "../kv", cwd=problem.parent / "elsewhere")
+    assert (done.returncode, done.stderr.splitlines()[0]) == (
+        2, "../kv/config.yaml:8: checkpoints.checkpoint_2.order: order is 5 but the name says 2")
+    assert (problem.parent / "elsewhere" / "../kv/config.yaml").read_text().splitlines()[7].strip() == \
+        "checkpoint_2: {order: 5}"
+
+
+HTTP_CASE = "cases:\n  - id: web\n    kind: http\n{server}    steps:\n      - request: {{path: /}}\n" \
+            "        expect: {{status: 200}}\n"
+
+
+def test_an_http_case_without_a_server_says_where_one_goes(problem):
+    (problem / "cases/checkpoint_1/web.yaml").write_text(HTTP_CASE.format(server=""))
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_1/web.yaml:3: cases[0].kind: an HTTP case needs a server (config.yaml or the case)\n"
+        "    fix: add server: {args: [--port, \"{port}\"]} to config.yaml (every HTTP case) or to this case"]
+
+
+def test_a_server_never_given_its_port_compiles_with_a_warning(problem, tmp_path):
+    # before: it compiled silently, and every request of its cases failed to connect
+    web = problem / "cases/checkpoint_1/web.yaml"
+    web.write_text(HTTP_CASE.format(server="    server: {args: [--listen, \"8080\"]}\n"))
+    done = scbench("compile", problem, "--out", tmp_path / "build", cwd=problem.parent)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[:2] == [
+        "warning: kv/cases/checkpoint_1/web.yaml:2: cases[0].server: this case's server never receives {port}",
+        "    fix: pass the port in the case's server.args: args: [--port, \"{port}\"] (or an env value \"{port}\"); "
+        "the server must listen on the port scbench chose, or every request of its cases fails"]
+    config = problem / "config.yaml"
+    config.write_text(config.read_text() + "server: {args: [--listen, \"8080\"]}\n")
+    web.write_text(HTTP_CASE.format(server=""))
+    done = scbench("compile", problem, "--out", tmp_path / "build", cwd=problem.parent)
+    assert done.stderr.splitlines()[0] == \
+        "warning: kv/config.yaml:9: server: the server of the HTTP cases never receives {port}"
+
+
+def test_misspelt_file_names_get_the_closest_existing_one(problem):
+    # before: "add it under kv/data/ or fix the path" whatever the name was close to
+    (problem / "cases/checkpoint_1/expected").mkdir()
+    (problem / "cases/checkpoint_1/expected/dump.json").write_text("{}\n")
+    (problem / "cases/checkpoint_1/bad.yaml").write_text(
+        "cases:\n  - id: c\n    files: {d: {copy: doc}}\n    args: [dump]\n"
+        "    expect: {stdout: {format: json, file: expected/dumps.json}}\n")
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_1/bad.yaml:3: cases[0].files.d: data/doc does not exist\n    fix: did you mean 'docs'?",
+        "kv/cases/checkpoint_1/bad.yaml:5: cases[0].expect.stdout.file: expected-output file 'expected/dumps.json' "
+        "does not exist\n    fix: did you mean 'expected/dump.json'?"]
+
+
+def test_an_http_case_without_kind_is_told_to_say_kind_http(problem):
+    # before: it was read as a CLI case: "unknown key 'request'", allowed: args, env, ... (the CLI step's keys)
+    (problem / "cases/checkpoint_1/web.yaml").write_text(
+        "cases:\n  - id: web\n    steps:\n      - request: {path: /}\n        expect: {status: 200}\n")
+    assert diagnostics(problem) == [
+        "kv/cases/checkpoint_1/web.yaml:2: cases[0]: kind is missing, and the keys are those of a kind: http case\n"
+        "    fix: add kind: http"]

@@ -8,7 +8,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from conftest import FIXTURES, ROOT, replace_in, scbench
+from conftest import FIXTURES, ROOT, replace_in, sandbox_levels, scbench
 from scbench.check.mutants import mutation_score
 from scbench.evaluate.junit import write_junit
 from scbench.evaluate.session import Target, evaluate
@@ -231,9 +231,9 @@ def test_regression_retire_names_a_case_of_an_earlier_checkpoint(kv_copy):
     with pytest.raises(ProblemError) as caught:
         compile_problem(kv_copy)
     assert [d.render() for d in caught.value.diagnostics] == [
-        "kv/config.yaml:1: checkpoints.checkpoint_2.regression_retire[0]: checkpoint_1/no_such_case is not a case "
+        "kv/config.yaml:8: checkpoints.checkpoint_2.regression_retire[0]: checkpoint_1/no_such_case is not a case "
         "of a checkpoint before checkpoint_2\n    fix: name a case of an earlier checkpoint as checkpoint_N/case_id",
-        "kv/config.yaml:1: checkpoints.checkpoint_2.regression_retire[1]: checkpoint_2/count_doc is not a case "
+        "kv/config.yaml:8: checkpoints.checkpoint_2.regression_retire[1]: checkpoint_2/count_doc is not a case "
         "of a checkpoint before checkpoint_2\n    fix: name a case of an earlier checkpoint as checkpoint_N/case_id"]
 
 
@@ -278,7 +278,9 @@ def test_a_solution_of_another_language_is_one_clear_error(kv, tmp_path):
 
 def test_bad_entry_commands_and_jobs_are_usage_errors(kv):
     for args, message in ((["-e", 'node "unterminated'], "cannot split"), (["-e", ""], "the entry command is empty"),
-                          (["-j", "-3"], "greater than or equal to 1")):
+                          (["-j", "-3"], "greater than or equal to 1"),
+                          # before: -t was silently ignored under -e
+                          (["-t", "node", "-e", "python3 kv.py"], "give --track or --entry, not both")):
         done = scbench("eval", kv, "-c", 1, "-s", kv, *args)
         assert (done.returncode, message in done.stderr, "Traceback" in done.stderr) == (2, True, False), done.stderr
 
@@ -297,3 +299,26 @@ def test_junit_has_one_failure_per_case_with_step_names_outputs_and_checkpoint_n
     assert "get: stdout: text differs at line 1, column 1 (1 line differs)" in failure.text
     assert (case.find("system-out").text, case.find("system-err").text) == (
         "--- get stdout ---\nBLUE\n", "--- get stderr ---\nwarn\n")
+
+
+@pytest.mark.parametrize("level", sandbox_levels())
+def test_an_entry_program_the_sandbox_does_not_have_is_one_clear_error(level, tmp_path):
+    # before: a program on the host's PATH but in the home (a pyenv shim), which bwrap and docker hide,
+    # failed every case with the sandbox's own "prlimit: failed to execute ...: No such file or directory"
+    shims = tmp_path / "home/.pyenv/shims"
+    shims.mkdir(parents=True)
+    (shims / "kvpython").write_text('#!/bin/sh\nexec python3 "$@"\n')
+    (shims / "kvpython").chmod(0o755)
+    kv = FIXTURES / "kv"
+    done = scbench("eval", kv, "-c", 1, "-s", kv / "solutions/python/checkpoint_1", "--entry", "kvpython kv.py",
+                   "--sandbox", level, "--out", tmp_path / "out",
+                   env={**os.environ, "PATH": f"{shims}:/usr/local/bin:/usr/bin:/bin"})
+    if level == "local":
+        assert done.returncode == 0, done.stderr
+        return
+    assert (done.returncode, (tmp_path / "out").exists()) == (1, False)
+    assert done.stderr.splitlines()[-1].endswith(
+        f": the entry's program 'kvpython' does not exist inside the {level} sandbox (not on its PATH, or in a "
+        "directory it does not show, such as the home); fix: name a program of the system (under /usr; `scbench "
+        "sandbox list` says what each level shows), or one inside the solution by its path; or use a track "
+        "(-t TRACK) to set the solution up")

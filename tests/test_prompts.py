@@ -39,3 +39,9 @@ def test_prompts_use_the_words_of_the_tracks_language():
 def test_every_track_has_its_words():
     assert set(track_words()) == set(tracks())
     assert all(set(words) == {"language", "docs", "handlers", "ladders"} for words in track_words().values())
+
+
+def test_a_misspelt_template_gets_the_closest_one():
+    # before: "known: anti-slop, just-solve, plan-first" whatever was meant
+    done = scbench("prompt", ROOT / "problems/code_search", "-c", 1, "--template", "anti-slp")
+    assert (done.returncode, "unknown template 'anti-slp'; did you mean 'anti-slop'?" in done.stderr) == (2, True)

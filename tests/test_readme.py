@@ -2,7 +2,7 @@
 
 import re
 
-from conftest import ROOT
+from conftest import ROOT, scbench
 
 
 def test_readme_gives_the_front_door_commands_and_ci_runs_the_test_command():
@@ -14,3 +14,34 @@ def test_readme_gives_the_front_door_commands_and_ci_runs_the_test_command():
     assert "grep -m1 -E '^    .*python -m pytest' README.md" in (ROOT / ".ci/run").read_text()
     loops = [command for command in commands if "scbench run problems/" in command]
     assert len(loops) == 1 and "--agent replay" in loops[0] and "&& .venv/bin/scbench report " in loops[0]
+
+
+HELP_OPTION = re.compile(r"^  (?:(-\w), )?(--[\w-]+)", re.M)
+"""An option line of a command's ``--help``: its short form, if any, and its long form."""
+
+
+def _options(words: list[str]) -> list[tuple[str, str]]:
+    """``(short, long)`` of every option of ``scbench WORDS --help`` but ``--help``."""
+    text = scbench(*words, "--help").stdout
+    return [(short, long) for short, long in HELP_OPTION.findall(text.partition("\nOptions:")[2]) if long != "--help"]
+
+
+def _commands(usage: list[str]) -> list[list[str]]:
+    """The commands a README usage names: ``cache info\\|clean`` is two; a group's first word alone is none."""
+    group = "\nCommands:" in scbench(usage[0], "--help").stdout
+    return [[usage[0], sub] for sub in usage[1].split("\\|")] if group else [usage[:1]]
+
+
+def test_the_readme_command_table_shows_every_option_of_every_command():
+    # before: check's -j, build-image's --suite and --mirror and eight options of run were missing
+    table = (ROOT / "README.md").read_text().split("## Commands")[1].split("\n\n")[1].splitlines()[2:]
+    usages = [usage.split() for row in table for usage in re.findall(r"`scbench ([a-z][^`]*)`", row.split(" | ")[0])]
+    compared = {}
+    for usage in usages:
+        written = set(re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", " ".join(usage[1:])))
+        for command in _commands(usage):
+            options = _options(command)
+            compared[" ".join(command)] = ([long for short, long in options if not {short, long} & written],
+                                           sorted(written - {form for option in options for form in option}))
+    assert len(compared) == 15
+    assert {name: gaps for name, gaps in compared.items() if gaps != ([], [])} == {}

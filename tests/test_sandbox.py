@@ -5,6 +5,10 @@ import json
 import os
 import shutil
 import socket
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +20,7 @@ from scbench.sandbox import relay
 from scbench.sandbox.base import HOST, RUN_UID, host_variables
 from scbench.sandbox.cgroup import hierarchies
 from scbench.sandbox.limits import Limits
+from scbench.sandbox.local import Local
 from scbench.sandbox.process import base_environment
 from scbench.sandbox.registry import registry
 
@@ -177,6 +182,44 @@ def test_the_relay_passes_each_write_on_at_once():
         assert upstream.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
 
 
+def answer_early(server: socket.socket) -> None:
+    """Read the headers of the first request (connections that send nothing, such as the relay's
+    readiness probe, are skipped), answer 413 and close without reading the body, as a server that
+    refuses a too-large request does."""
+    head = b""
+    while b"\r\n\r\n" not in head:
+        conn, _ = server.accept()
+        head = conn.recv(65536)
+        while head and b"\r\n\r\n" not in head:
+            head += conn.recv(65536)
+    with conn:
+        conn.sendall(b"HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+
+
+def test_a_response_sent_before_the_request_ends_reaches_the_client(tmp_path):
+    """A server that answers before reading the whole request (413 for a body too large) and closes:
+    the relay used to close both sides when its write to the server failed, so the client got a reset
+    instead of the answer. It now discards the rest of the request and passes the answer on."""
+    path = tmp_path / "port.sock"
+    with socket.create_server((HOST, 0)) as server:
+        answering = threading.Thread(target=answer_early, args=(server,))
+        answering.start()
+        bridge = subprocess.Popen([sys.executable, "-S", relay.__file__, str(path), str(server.getsockname()[1])])
+        try:
+            while not path.exists():
+                time.sleep(0.01)
+            with relay.unix(str(path)) as client:
+                client.sendall(b"POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 33554432\r\n\r\n")
+                client.sendall(b"x" * 2**25)
+                client.shutdown(socket.SHUT_WR)
+                answer = b"".join(iter(lambda: client.recv(65536), b""))
+        finally:
+            bridge.kill()
+            bridge.wait()
+            answering.join()
+    assert answer.split(b"\r\n")[0] == b"HTTP/1.1 413 Payload Too Large"
+
+
 CONTAINED = {"bwrap", "docker"}
 """The levels that contain identity and network (local runs as the user, on the host's network)."""
 
@@ -257,3 +300,12 @@ def test_a_docker_engine_that_is_not_this_machines_is_refused():
     assert ("docker: not available: DOCKER_HOST=tcp://192.0.2.1:2375 is not a local engine: runs are waited for "
             "and killed by their host pids, so the engine must run on this machine (unset DOCKER_HOST, or a "
             "unix:// socket)") in done.stdout.splitlines()
+
+
+def test_a_machine_without_pidfds_says_so_instead_of_failing_later(monkeypatch):
+    # before: the local level was available wherever prlimit was, and the first run died with an
+    # AttributeError on os.pidfd_open (macOS) or an OSError (a kernel before 5.3)
+    assert Local.unavailable() == ""
+    monkeypatch.delattr(os, "pidfd_open")
+    assert Local.unavailable() == f"scbench runs solutions on Linux only (it needs pidfds and /proc); this is " \
+                                  f"{sys.platform}"

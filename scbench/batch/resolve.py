@@ -15,10 +15,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import TypeAdapter, ValidationError
+
 from scbench.batch.plan import CHECKPOINT, Plan, SolutionEntry
 from scbench.evaluate.session import Target
 from scbench.problem.bundle import Bundle
-from scbench.problem.diagnostics import Diagnostic, ProblemError, where_of
+from scbench.problem.diagnostics import Diagnostic, ProblemError, did_you_mean, rebased, where_of
 from scbench.problem.loader import load
 from scbench.problem.model import CASE_ID
 from scbench.problem.source import Document, read_document
@@ -78,15 +80,16 @@ class _Resolver:
 
 def _known_problem(entry: SolutionEntry, resolver: _Resolver) -> Iterator[Finding]:
     if entry.problem not in resolver.plan.problems:
-        yield ("problem",), f"unknown problem {entry.problem!r}", \
-            f"add it to problems, or use one of: {', '.join(resolver.plan.problems)}"
+        yield ("problem",), f"unknown problem {entry.problem!r}", did_you_mean(entry.problem, list(
+            resolver.plan.problems)) or f"add it to problems, or use one of: {', '.join(resolver.plan.problems)}"
 
 
 def _track_or_entry(entry: SolutionEntry, resolver: _Resolver) -> Iterator[Finding]:
     if entry.track is not None and entry.entry is not None:
         yield ("entry",), "both track and entry are given", "keep one: a track sets the solution up, an entry runs it"
     if entry.track is not None and entry.track not in tracks():
-        yield ("track",), f"unknown track {entry.track!r}", f"use one of: {', '.join(tracks())}"
+        yield ("track",), f"unknown track {entry.track!r}", did_you_mean(entry.track, list(tracks())) or \
+            f"use one of: {', '.join(tracks())}"
 
 
 def _usable_entry(entry: SolutionEntry, resolver: _Resolver) -> Iterator[Finding]:
@@ -225,40 +228,65 @@ def _unique(made: list[tuple[Job, tuple]], resolver: _Resolver) -> list[Job]:
     return [job for job, _ in made]
 
 
-def _bundles(resolver: _Resolver) -> None:
+def _bundles(resolver: _Resolver) -> bool:
+    """Compile every problem of the plan into ``resolver.bundles``; whether all compiled."""
+    compiled = True
     for name, path in resolver.plan.problems.items():
         try:
             bundle = load(resolver.base / path)
         except ProblemError as error:
-            resolver.found += error.diagnostics
+            resolver.found += rebased(error.diagnostics, (resolver.base / path).resolve().parent)
+            compiled = False
             continue
         if bundle.config.name != name:
             resolver.error(("problems", name), f"{path} is the problem {bundle.config.name!r}, not {name!r}",
                            f"name it {bundle.config.name}: {path}")
         resolver.bundles[name] = bundle
+    return compiled
 
 
-def read_plan(path: Path) -> tuple[Plan, Document]:
-    """The plan in ``path`` (YAML, or strict JSON for ``.json``) and its document (for lines).
-    Raises :class:`PlanError` on a syntax or schema error."""
+def _valid(adapter: TypeAdapter, value: object, default: object) -> object:
+    """``value`` validated by ``adapter``, or ``default`` when it is invalid (its errors are among the
+    plan's schema errors, reported already)."""
+    try:
+        return adapter.validate_python(value)
+    except ValidationError:
+        return default
+
+
+def _partial_plan(data: object) -> Plan:
+    """The parts of a schema-invalid plan that are valid on their own, so that their own errors are
+    reported too: an invalid solution entry stays as ``None`` (the others keep their index), and
+    without valid problems no entry is checked (each would be an unknown problem)."""
+    parts = data if isinstance(data, dict) else {}
+    problems = _valid(TypeAdapter(dict[str, str]), parts.get("problems", {}), {})
+    entries = parts.get("solutions") if problems and isinstance(parts.get("solutions"), list) else []
+    return Plan.model_construct(problems=problems, runs=_valid(TypeAdapter(list[str]), parts.get("runs", []), []),
+                                solutions=[_valid(TypeAdapter(SolutionEntry), entry, None) for entry in entries],
+                                sandbox=_valid(TypeAdapter(str | None), parts.get("sandbox"), None))
+
+
+def read_plan(path: Path) -> tuple[Plan, Document, list[Diagnostic]]:
+    """The plan in ``path`` (YAML, or strict JSON for ``.json``), its document (for lines) and its
+    schema errors; with schema errors, the plan holds only its parts that are valid on their own
+    (:func:`_partial_plan`). Raises :class:`PlanError` when the file does not parse."""
     document, errors = read_document(path, str(path))
-    if document is not None:
-        errors += schema_diagnostics(document, "batch-plan", str(path))
-    if errors:
+    if document is None:
         raise PlanError(errors)
-    return Plan.model_validate(document.data), document
+    errors += schema_diagnostics(document, "batch-plan", str(path))
+    return (_partial_plan(document.data) if errors else Plan.model_validate(document.data)), document, errors
 
 
 def resolve(path: Path, sandbox: str | None = None) -> tuple[list[Job], dict[str, Bundle]]:
     """Every job of the plan in ``path`` in plan order (solutions, then runs), and the compiled
     problems by name. ``sandbox`` overrides the plan's. Raises :class:`PlanError` with every
     diagnostic when anything is wrong."""
-    plan, document = read_plan(path)
-    resolver = _Resolver(plan, document, str(path), path.resolve().parent, sandbox or plan.sandbox)
-    _bundles(resolver)
-    if resolver.found:
+    plan, document, errors = read_plan(path)
+    resolver = _Resolver(plan, document, str(path), path.resolve().parent, sandbox or plan.sandbox, found=errors)
+    if not _bundles(resolver):
         raise PlanError(resolver.found)
-    made = [job for index, entry in enumerate(plan.solutions) for job in _solution_jobs(index, entry, resolver)]
+    made = [job for index, entry in enumerate(plan.solutions) if entry is not None
+            for job in _solution_jobs(index, entry, resolver)]
     made += [job for index, pattern in enumerate(plan.runs) for job in _run_jobs(index, pattern, resolver)]
     jobs = _unique(made, resolver)
     if resolver.found:

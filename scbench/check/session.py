@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -15,6 +15,7 @@ from scbench.evaluate.session import Selection, Target, evaluate, with_quality
 from scbench.lint.examples import check_examples
 from scbench.lint.problem import lint_problem
 from scbench.problem.bundle import Bundle
+from scbench.problem.diagnostics import from_here
 from scbench.results import RunResults
 from scbench.run.tracks import SetupError, tracks
 
@@ -106,7 +107,8 @@ def _lint(root: Path, bundle: Bundle, report: CheckReport) -> None:
     python_runs = {ref.number: results for ref, results in report.runs  # docker set-ups run only in their image
                    if ref.track == "python" and not results.sandbox.startswith("docker")}
     for finding in sorted(lint_problem(root, bundle) + check_examples(root, bundle, python_runs)):
-        (report.problems if finding.severity == "error" else report.warnings).append(finding.render())
+        shown = replace(finding, file=from_here(finding.file, root))  # a path the user can open
+        (report.problems if finding.severity == "error" else report.warnings).append(shown.render())
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scbench.commands.common import known_checkpoint, known_track, load_bundle, stderr_console
+from scbench.commands.common import known_checkpoint, known_track, load_bundle, stderr_console, unknown_value
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -33,10 +33,8 @@ def bless(
     from scbench.bless.propose import TARGETS, UnknownCase
     from scbench.bless.propose import bless as propose
     from scbench.run.tracks import prepare
-    unknown = sorted(set(target or []) - set(TARGETS))
-    if unknown:
-        raise typer.BadParameter(f"unknown target {', '.join(unknown)}; known: {', '.join(TARGETS)}",
-                                 param_hint="--target")
+    for unknown in sorted(set(target or []) - set(TARGETS))[:1]:
+        raise unknown_value("target", unknown, list(TARGETS), "--target")
     bundle = load_bundle(problem, missing_expected_files=True)
     known_checkpoint(bundle, checkpoint)
     known_track(track)

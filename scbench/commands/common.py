@@ -8,6 +8,8 @@ library inside function bodies, so that ``scbench --help`` starts at typer's spe
 from __future__ import annotations
 
 import shlex
+import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -51,24 +53,44 @@ def stdout_console() -> Console:
 
 def load_bundle(path: Path, missing_expected_files: bool = False) -> Bundle:
     """The problem or bundle at ``path``; on compile errors, print every diagnostic and exit 2."""
-    from scbench.problem.diagnostics import ProblemError
+    from scbench.problem.advice import warnings
+    from scbench.problem.diagnostics import ProblemError, rebased
     from scbench.problem.loader import load
     try:
-        return load(path, missing_expected_files)
+        bundle = load(path, missing_expected_files)
     except ProblemError as error:
-        print_diagnostics(stderr_console(), error.diagnostics)
+        print_diagnostics(stderr_console(), rebased(error.diagnostics, problem_base(path)))
         raise typer.Exit(2) from None
+    print_diagnostics(stderr_console(), rebased(warnings(bundle, path), problem_base(path)), "warning")
+    return bundle
+
+
+def problem_base(path: Path) -> Path:
+    """The directory a problem's diagnostics are relative to: a problem directory's parent (its files
+    are shown as ``NAME/...``), else the working directory (a bundle is shown as given)."""
+    return path.resolve().parent if path.is_dir() else Path.cwd()
 
 
 def known_track(track: str, hint: str = "--track") -> None:
     """Raise a usage error unless ``track`` is an entry of ``tracks.yaml``."""
     from scbench.run.tracks import tracks
     if track not in tracks():
-        raise typer.BadParameter(f"unknown track {track!r}; known: {', '.join(tracks())}", param_hint=hint)
+        raise unknown_value("track", track, list(tracks()), hint)
 
 
-def usable_entry(entry: str) -> None:
-    """Raise a usage error unless ``entry`` splits into a non-empty argv."""
+def unknown_value(what: str, value: str, known: list[str], hint: str) -> typer.BadParameter:
+    """The usage error for an unknown ``what`` (a track, a template, a target): the closest of
+    ``known``, else all of them."""
+    from scbench.problem.diagnostics import did_you_mean
+    fix = did_you_mean(value, known) or f"known: {', '.join(known)}"
+    return typer.BadParameter(f"unknown {what} {value!r}; {fix}", param_hint=hint)
+
+
+def usable_entry(entry: str, track: str | None = None) -> None:
+    """Raise a usage error unless ``entry`` splits into a non-empty argv and comes without a ``track``."""
+    if track is not None:
+        raise typer.BadParameter("give --track or --entry, not both: a track sets the solution up and starts its "
+                                 "entry file, an entry command starts the solution as it is", param_hint="--entry")
     try:
         argv = shlex.split(entry)
     except ValueError as error:
@@ -110,11 +132,55 @@ def known_checkpoint(bundle: Bundle, checkpoint: int) -> None:
                                  param_hint="--checkpoint")
 
 
-def progress(console: Console) -> Progress:
-    """The progress bar shown while cases run (on ``console``, hidden when not a terminal)."""
+PROGRESS_PERIOD = 5.0
+"""Seconds between progress lines when stderr is not a terminal (a log file, CI)."""
+
+
+class LineProgress:
+    """Progress as lines, for a console that is not a terminal: ``DESCRIPTION: DONE/TOTAL (Ns)`` when
+    something advanced and :data:`PROGRESS_PERIOD` seconds passed since the last line, and once more
+    at the end. The subset of rich's ``Progress`` the commands use; ``advance`` may come from any thread."""
+
+    def __init__(self, console: Console):
+        self.console, self.clock, self.lock = console, time.monotonic, threading.Lock()
+        self.tasks: list[list] = []
+        self.started = self.shown = self.clock()
+
+    def __enter__(self) -> LineProgress:
+        return self
+
+    def __exit__(self, failed: type[BaseException] | None, *exc: object) -> None:
+        for task in range(len(self.tasks) if failed is None else 0):
+            self._show(task)
+
+    def add_task(self, description: str, total: int) -> int:
+        """A new task (its id) of ``total`` steps."""
+        self.tasks.append([description, 0, total])
+        return len(self.tasks) - 1
+
+    def advance(self, task: int, advance: int = 1) -> None:
+        """Count ``advance`` more steps of ``task``; print a line if the period has passed."""
+        with self.lock:
+            self.tasks[task][1] += advance
+            due = self.clock() - self.shown >= PROGRESS_PERIOD
+            if due:
+                self.shown = self.clock()
+        if due:
+            self._show(task)
+
+    def _show(self, task: int) -> None:
+        description, done, total = self.tasks[task]
+        self.console.print(f"{description}: {done}/{total} cases ({self.clock() - self.started:.0f}s)", highlight=False)
+
+
+def progress(console: Console) -> Progress | LineProgress:
+    """The progress shown while cases run on ``console``: a bar on a terminal, else a line every
+    :data:`PROGRESS_PERIOD` seconds (:class:`LineProgress`)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    if not console.is_terminal:
+        return LineProgress(console)
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=console, transient=True, disable=not console.is_terminal)
+                    console=console, transient=True)
 
 
 def with_progress(jobs: int | None, console: Console, selection: Selection | None = None):
@@ -148,9 +214,15 @@ def print_plain(console: Console, text: str, style: str = "") -> None:
     console.print(Text(printable(text), style), highlight=False, soft_wrap=True)
 
 
-def print_diagnostics(console: Console, diagnostics: list[Diagnostic]) -> None:
-    """Each diagnostic as ``file:line: where: message`` and its fix, then a count."""
+def print_diagnostics(console: Console, diagnostics: list[Diagnostic], severity: str = "error") -> None:
+    """Each diagnostic as ``file:line: where: message`` and its fix (warnings headed ``warning:``), then
+    a count; nothing for no warning."""
     from rich.text import Text
     for diagnostic in diagnostics:
-        console.print(Text(diagnostic.render()), highlight=False, soft_wrap=True)
-    console.print(f"[bold red]{len(diagnostics)} error(s)[/]")
+        console.print(Text(("warning: " if severity == "warning" else "") + diagnostic.render()), highlight=False,
+                      soft_wrap=True)
+    if diagnostics or severity == "error":
+        console.print(f"[{COUNT_STYLES[severity]}]{len(diagnostics)} {severity}(s)[/]")
+
+
+COUNT_STYLES = {"error": "bold red", "warning": "yellow"}

@@ -57,7 +57,7 @@ def eval_command(
     if track is not None:
         known_track(track)
     if entry is not None:
-        usable_entry(entry)
+        usable_entry(entry, track)
     console = stderr_console()
     usable_sandbox(console, sandbox)
     bundle = load_bundle(problem)

@@ -44,12 +44,14 @@ def lint(
 
     from scbench.lint.examples import check_examples
     from scbench.lint.problem import lint_problem
+    from scbench.problem.diagnostics import from_here
     console = Console(width=None if sys.stdout.isatty() else 120)
     bundle = load_bundle(problem)
     findings = sorted(lint_problem(problem, bundle) + (check_examples(problem, bundle) if examples else []))
     if json_out:
         typer.echo(json.dumps([dataclasses.asdict(finding) for finding in findings], indent=2))
     else:
-        print_findings(console, findings)
+        print_findings(console, [dataclasses.replace(finding, file=from_here(finding.file, problem))
+                                 for finding in findings])
     if any(finding.severity == "error" for finding in findings):
         raise typer.Exit(1)

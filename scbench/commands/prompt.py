@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from scbench.commands.common import ProblemArg, TrackOption, known_checkpoint, known_track, load_bundle
+from scbench.commands.common import ProblemArg, TrackOption, known_checkpoint, known_track, load_bundle, unknown_value
 
 
 def prompt_command(
@@ -19,8 +19,7 @@ def prompt_command(
     """Print the agent prompt for a checkpoint: the spec, rendered for a track, in a template."""
     from scbench.prompts.render import render_prompt, templates
     if template not in templates():
-        raise typer.BadParameter(f"unknown template {template!r}; known: {', '.join(templates())}",
-                                 param_hint="--template")
+        raise unknown_value("template", template, templates(), "--template")
     bundle = load_bundle(problem)
     known_checkpoint(bundle, checkpoint)
     known_track(track)

@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scbench.commands.common import known_track, load_bundle, print_plain, stderr_console, usable_sandbox
+from scbench.commands.common import (
+    known_track,
+    load_bundle,
+    print_plain,
+    stderr_console,
+    unknown_value,
+    usable_sandbox,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -37,8 +44,7 @@ def _usable(console: Console, chosen: Agent, name: str | None, prompt: str, trac
     agent whose credentials are not set."""
     from scbench.prompts.render import templates
     if prompt not in templates():
-        raise typer.BadParameter(f"unknown template {prompt!r}; known: {', '.join(templates())}",
-                                 param_hint="--prompt")
+        raise unknown_value("template", prompt, templates(), "--prompt")
     known_track(track)
     usable_sandbox(console, sandbox)
     missing = chosen.missing_secrets()

@@ -28,7 +28,7 @@ from scbench.results import CaseResult, Failure, Quality, RunResults, StepResult
 from scbench.run.cli_case import run_cli_case
 from scbench.run.context import RunContext
 from scbench.run.http_case import run_http_case
-from scbench.run.tracks import Prepared, prepare, resolve_entry
+from scbench.run.tracks import Prepared, SetupError, check_entry, prepare, resolve_entry
 from scbench.sandbox.base import Sandbox
 from scbench.sandbox.limits import Limits
 from scbench.sandbox.local import Local
@@ -171,7 +171,13 @@ class Evaluation:
                               solution=self.prepared.directory, sandbox=self.sandbox)
 
     def __enter__(self) -> Evaluation:
+        """Start the sandbox, and check that the entry's program exists in it (``SetupError`` if not)."""
         self.sandbox.start()
+        try:
+            check_entry(self.sandbox, self.prepared.entry)
+        except SetupError:
+            self.sandbox.stop()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -19,6 +19,9 @@ from scbench.lint.markdown import Document, Line, parse
 from scbench.lint.vocabulary import WORD, is_prescribed_code, vocabulary
 from scbench.problem.bundle import Bundle
 
+NAME_LIKE = re.compile(r"[_\d-]|[a-z][A-Z]")
+"""A case id that cannot be an ordinary word (``count_poem``, ``cp4-chain``, ``getMissing``): only such ids are
+looked for in a spec."""
 PLACEHOLDER = re.compile(r"(?<!\w)<[^<>\n]*>|https?://\S+")
 """``<placeholders>`` and URLs, blanked before detection (``List<T>`` is a generic type, not a placeholder)."""
 LANGUAGES = r"(?:Python|JavaScript|TypeScript|Java|Rust|Go|Golang|C\+\+|C#|Ruby|Kotlin|Swift|PHP)"
@@ -56,6 +59,12 @@ GENERIC_TYPE = rf"\b[A-Za-z_][\w:]*<(?:{TYPE_CHARS}|<(?:{TYPE_CHARS}|<{TYPE_CHAR
 CONSTRUCTS = (r"sub-?parsers?|f-strings?|context managers?|goroutines?|\*\*?kwargs|\*args|varargs|async/await"
               r"|generator functions?|list slicing|monkey-?patch\w*|type hints?")
 """Constructs and sub-features that exist in one language only."""
+TYPE_PARAMETERS = r"<[^<>()\n]*(?:<[^<>()\n]*>[^<>()\n]*)*>"
+"""A generic signature's type parameters: ``<T>``, ``<T: Hash + Eq>``, ``<K, V extends Map<K, V>>``."""
+MODULE_EXPORTS = (r"\bexport\s+(?:default\b|(?:async\s+)?(?:function|const|let|var|class|interface|type|enum)\s)"
+                  r"|\bmodule\.exports\b|\bexports\.\w+\s*=|\bpub(?:\((?:crate|super)\))?\s+(?:fn|struct|enum|mod|trait"
+                  r"|use|const|static|type)\b|\b__all__\b")
+"""How one language makes names public: ES modules, CommonJS, Rust's ``pub``, Python's ``__all__``."""
 UNITS = r"(?:function|class|method|module|helper|interface|struct|decorator|subclass|base class|abstract class|enum)"
 
 
@@ -66,6 +75,7 @@ class Context:
     vocabulary: frozenset[str]
     allow: frozenset[str]
     entry_file: str
+    case_ids: frozenset[str] = frozenset()
 
 
 def known_words(text: str, ctx: Context) -> bool:
@@ -108,14 +118,19 @@ def rule(rule_id: str, pattern: str, why: str, fix: str, **options) -> SpecRule:
 
 
 RULES: tuple[SpecRule, ...] = (
+    rule("hidden-case-id", r"(?<![\w.-])[A-Za-z0-9](?:[\w-]|\.(?=\w))*",
+         "a hidden case's id: the tests stay hidden (design rule 2)",
+         "describe the behaviour that case checks, not the case", contract=lambda text, ctx: text not in ctx.case_ids),
     rule("hidden-tests",
-         r"(?i)\b(?:hidden\s+)?tests?[ -](?:suite|cases?|files?|harness)\b|\b(?:the|our|hidden|unit)\s+tests\b"
+         r"(?i)\b(?:hidden\s+)?tests?[ -](?:suite|cases?|files?|harness)\b|\b(?:the|our|unit)\s+tests\b"
+         r"|\bhidden\s+(?:tests?|checks?|cases?)\b"
          r"|\bpytest\b|\bcases/checkpoint_\d+\S*",
          "the test suite stays hidden: agents see only the spec and its examples (design rule 2)",
          "describe the behaviour the tests check, not the tests"),
     rule("code-signature",
-         r"\b(?:def|fn|func|function)\s+[A-Za-z_]\w*\s*\(|\bclass\s+[A-Z]\w*\s*[(:{]"
-         r"|\b(?:public|private|static)\s+\w+\s+\w+\s*\(",
+         rf"\b(?:def|fn|func|function)\s+[A-Za-z_]\w*\s*(?:{TYPE_PARAMETERS})?\s*\(|\bclass\s+[A-Z]\w*\s*[(:{{]"
+         rf"|\b(?:public|private|protected|static)\s+(?:(?:static|final)\s+)*(?:{TYPE_PARAMETERS}\s*)?\w+"
+         rf"(?:{TYPE_PARAMETERS})?\s+\w+\s*\(|\([^()\n]*\w\s*:\s*[\w\[\]<>|]+[^()\n]*\)\s*(?::\s*[\w\[\]<>|]+\s*)?=>",
          "a code signature prescribes an internal interface (design rule 1)",
          "state the command's observable input and output instead of a signature"),
     rule("type-annotation",
@@ -168,6 +183,9 @@ RULES: tuple[SpecRule, ...] = (
          "prescribes the code's structure (design rules 1 and 3)",
          "say what is observable (the values in the output format's terms, the subcommands, the output), not which "
          "construct produces it", contract=known_words),
+    rule("module-export", MODULE_EXPORTS,
+         "a language's syntax for making names public prescribes the module layout (design rules 1 and 3)",
+         "drop it: only the command line or the API is the contract"),
     rule("language-literal", r"\b(?:None|True|False|nil)\b",
          "a literal of one language in a language-agnostic spec (design rule 3)",
          "use the output format's literal (JSON null, true, false) or plain words",
@@ -228,7 +246,9 @@ def lint_specs(root: Path, bundle: Bundle) -> list[Finding]:
     """Findings in every ``checkpoint_N.md`` of the problem at ``root`` (paths relative to it),
     sorted by file and line. The spec text is read from ``bundle``; raises nothing."""
     documents = {checkpoint.name: parse(checkpoint.spec) for checkpoint in bundle.checkpoints}
-    ctx = Context(vocabulary(bundle, documents.values()), frozenset(bundle.config.lint.get("allow", [])),
-                  bundle.config.entry_file)
+    words = vocabulary(bundle, documents.values())
+    ctx = Context(words, frozenset(bundle.config.lint.get("allow", [])), bundle.config.entry_file,
+                  frozenset(case_id for checkpoint in bundle.checkpoints for case in checkpoint.cases
+                            if NAME_LIKE.search(case_id := case.case.id) and case_id not in words))
     return sorted({finding for name, document in documents.items()
                    for finding in _document_findings(document, f"{name}.md", ctx)})

@@ -1,7 +1,7 @@
 """The contract vocabulary of a problem: words a spec may use because they are its external contract.
 
 Taken from the spec's own examples (fenced blocks that are not prescribed code, lines with
-``<entry_command>``, inline JSON), from every string and key of every case (args, input files,
+``<entry_command>``, inline JSON), from every string and key of every case but its id (args, input files,
 request paths and bodies, expected values) and from ``config.yaml``'s ``lint: {allow: [...]}``.
 """
 
@@ -64,6 +64,6 @@ def vocabulary(bundle: Bundle, documents: Iterable[Document]) -> frozenset[str]:
     """The words every spec of ``bundle`` may use: see the module docstring."""
     texts = [*(text for document in documents for text in _spec_examples(document)),
              *(text for checkpoint in bundle.checkpoints for case in checkpoint.cases
-               for text in _strings(case.case.model_dump(by_alias=True))),
+               for text in _strings(case.case.model_dump(by_alias=True, exclude={"id"}))),
              *bundle.data, *bundle.config.lint.get("allow", []), bundle.config.entry_file]
     return frozenset(word for text in texts for word in words(text))

@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 import jsonpath
 
 from scbench.formats import PARSERS
-from scbench.problem.diagnostics import where_of
+from scbench.problem.diagnostics import did_you_mean, where_of
 from scbench.problem.model import Base64File, CliCase, CopyFile, HttpCase, OutputExpectation, ProblemConfig, TarFile
 from scbench.problem.source import Unreadable, read_text
 from scbench.problem.walk import argument_strings, inputs, outputs
@@ -57,7 +57,13 @@ def _copy_source(spec: CopyFile, path: tuple, ctx: CaseContext) -> Iterator[Find
     if _leaves(spec.copy_):
         yield (*path, "copy"), f"copy source {spec.copy_!r} leaves data/", "name a path under data/ without '..'"
     elif not (ctx.problem_dir / "data" / spec.copy_).exists():
-        yield path, f"data/{spec.copy_} does not exist", f"add it under {ctx.problem_dir.name}/data/ or fix the path"
+        yield path, f"data/{spec.copy_} does not exist", did_you_mean(spec.copy_, _files_under(
+            ctx.problem_dir / "data")) or f"add it under {ctx.problem_dir.name}/data/ or fix the path"
+
+
+def _files_under(directory: Path) -> list[str]:
+    """The paths of the files and directories under ``directory``, relative to it, sorted."""
+    return sorted(str(path.relative_to(directory)) for path in directory.rglob("*")) if directory.is_dir() else []
 
 
 def _base64(spec: Base64File, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
@@ -103,9 +109,9 @@ def _expected_file(output: OutputExpectation, path: tuple, ctx: CaseContext) -> 
     elif target.is_file():
         yield from _parses(target, output, (*path, "file"))
     elif not ctx.missing_expected_files:
-        yield (*path, "file"), f"expected-output file {output.file!r} does not exist", \
-            "create it with scbench bless (it writes the reference's output there) or fix the path; it is " \
-            "relative to the case file"
+        yield (*path, "file"), f"expected-output file {output.file!r} does not exist", did_you_mean(
+            output.file, _files_under(ctx.case_dir)) or "create it with scbench bless (it writes the reference's " \
+            "output there) or fix the path; it is relative to the case file"
 
 
 def _parses(target: Path, output: OutputExpectation, path: tuple) -> Iterator[Finding]:
@@ -208,7 +214,8 @@ def _captures_defined(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Fi
 
 def _server_known(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
     if isinstance(case, HttpCase) and case.server is None and ctx.problem is not None and ctx.problem.server is None:
-        yield ("kind",), "an HTTP case needs a server", "add server: to config.yaml or to the case"
+        yield ("kind",), "an HTTP case needs a server (config.yaml or the case)", \
+            'add server: {args: [--port, "{port}"]} to config.yaml (every HTTP case) or to this case'
 
 
 def _request_body(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -40,13 +40,14 @@ class _Collector:
     def shown(self, path: Path) -> str:
         return relative(path, self.root.parent)
 
-    def read(self, path: Path, stem: str) -> Document | None:
-        """Parse and schema-validate ``path``; the document only if it has no error."""
+    def read(self, path: Path, stem: str) -> tuple[Document | None, bool]:
+        """Parse and schema-validate ``path``: the document (``None`` when it does not parse) and
+        whether it is schema-valid."""
         document, errors = read_document(path, self.shown(path))
         if document is not None:
             errors += schema_diagnostics(document, stem, self.shown(path))
         self.found += errors
-        return None if errors else document
+        return document, not errors
 
     def model(self, model: TypeAdapter[M], document: Document, path: Path, at: tuple = ()) -> M | None:
         """The node of ``document`` at path ``at`` parsed by ``model``; ``None`` (with diagnostics)
@@ -66,15 +67,15 @@ class _Collector:
         self.found.append(Diagnostic(self.shown(path), line, where, message, hint))
 
 
-def _checkpoint_diagnostics(root: Path, name: str, config: CheckpointConfig, out: _Collector) -> None:
+def _checkpoint_diagnostics(settings: _Settings, name: str, config: CheckpointConfig, out: _Collector) -> None:
     number = int(CHECKPOINT_NUMBER.match(name).group(1))
-    config_file = root / "config.yaml"
+    root = settings.root
     if config.order != number:
-        out.add(config_file, 1, f"checkpoints.{name}.order", f"order is {config.order} but the name says {number}",
-                f"set order: {number}")
+        settings.config.add(("checkpoints", name, "order"), f"order is {config.order} but the name says {number}",
+                            f"set order: {number}", out)
     for index, expression in enumerate(config.regression_ignore):
         for _, message, hint in compile_jsonpath(expression, ()):
-            out.add(config_file, 1, f"checkpoints.{name}.regression_ignore[{index}]", message, hint)
+            settings.config.add(("checkpoints", name, "regression_ignore", index), message, hint, out)
     if not any((root / "cases" / name).glob("*")):
         out.add(root / "cases" / name, 0, "", "no case files", f"add YAML case files under cases/{name}/")
 
@@ -158,14 +159,34 @@ def _data(root: Path) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
+class _Config:
+    """What ``config.yaml`` gave: the problem when it is valid, else ``None``; the checkpoints that
+    are valid on their own (all of them when the problem is), so that a schema error elsewhere in
+    the file hides none of their errors; the document, for the line of each key."""
+
+    file: Path
+    problem: ProblemConfig | None = None
+    checkpoints: dict[str, CheckpointConfig] = field(default_factory=dict)
+    document: Document | None = None
+
+    def add(self, where: tuple, message: str, hint: str, out: _Collector) -> None:
+        """A diagnostic at the line of key ``where`` of ``config.yaml``."""
+        out.add(self.file, self.document.line_of(where) if self.document else 1, where_of(where), message, hint)
+
+
+@dataclass(frozen=True)
 class _Settings:
-    """What every case file of one problem is compiled against; ``problem`` is ``None`` when
+    """What every case file of one problem is compiled against; ``config.problem`` is ``None`` when
     ``config.yaml`` is missing or invalid (its errors are reported; the cases are still checked,
     without the checks that need it)."""
 
     root: Path
-    problem: ProblemConfig | None
+    config: _Config
     missing_expected_files: bool
+
+    @property
+    def problem(self) -> ProblemConfig | None:
+        return self.config.problem
 
     def context(self, name: str, case_dir: Path, category: str) -> CaseContext:
         checkpoint = self.problem.checkpoints[name] if self.problem is not None else None
@@ -173,22 +194,24 @@ class _Settings:
         return CaseContext(self.problem, self.root, case_dir, category, timeout, self.missing_expected_files)
 
     def checkpoints(self) -> list[tuple[str, CheckpointConfig | None]]:
-        """The checkpoints of ``config.yaml`` in order; without a valid one, the case directories."""
+        """The checkpoints of ``config.yaml`` in order; without a valid one, the case directories and the
+        checkpoints valid on their own, by number."""
         if self.problem is not None:
             return sorted(self.problem.checkpoints.items(), key=lambda item: item[1].order)
-        found = [p.name for p in (self.root / "cases").glob("*") if p.is_dir() and CHECKPOINT_NUMBER.match(p.name)]
-        return [(name, None) for name in sorted(found, key=lambda name: int(name.split("_")[1]))]
+        found = {p.name for p in (self.root / "cases").glob("*") if p.is_dir() and CHECKPOINT_NUMBER.match(p.name)}
+        return [(name, self.config.checkpoints.get(name))
+                for name in sorted(found | set(self.config.checkpoints), key=lambda name: int(name.split("_")[1]))]
 
 
-def _retire_diagnostics(root: Path, name: str, config: CheckpointConfig, earlier: set[str] | None,
+def _retire_diagnostics(settings: _Settings, name: str, config: CheckpointConfig, earlier: set[str] | None,
                         out: _Collector) -> None:
     """Each ``regression_retire`` entry names a case of an earlier checkpoint (``earlier`` is ``None``
     when one of their case files did not compile: its errors are reported already)."""
     for index, retired in enumerate(config.regression_retire if earlier is not None else ()):
         if retired not in earlier:
-            out.add(root / "config.yaml", 1, f"checkpoints.{name}.regression_retire[{index}]",
-                    f"{retired} is not a case of a checkpoint before {name}",
-                    "name a case of an earlier checkpoint as checkpoint_N/case_id")
+            settings.config.add(("checkpoints", name, "regression_retire", index),
+                                f"{retired} is not a case of a checkpoint before {name}",
+                                "name a case of an earlier checkpoint as checkpoint_N/case_id", out)
 
 
 def _checkpoints(settings: _Settings, out: _Collector) -> Iterator[CompiledCheckpoint]:
@@ -196,23 +219,40 @@ def _checkpoints(settings: _Settings, out: _Collector) -> Iterator[CompiledCheck
     earlier: set[str] | None = set()
     for name, config in settings.checkpoints():
         if config is not None:
-            _checkpoint_diagnostics(root, name, config, out)
+            _checkpoint_diagnostics(settings, name, config, out)
         cases, complete = _compile_cases(name, settings, out)
         _suite_diagnostics(root, name, cases, complete, out)
         if config is not None:
-            _retire_diagnostics(root, name, config, earlier, out)
+            _retire_diagnostics(settings, name, config, earlier, out)
             yield CompiledCheckpoint(name=name, config=config, cases=cases, spec=_spec(root, name, out))
         earlier = earlier | {f"{name}/{case.case.id}" for case in cases} if complete and earlier is not None else None
 
 
-def _config(root: Path, out: _Collector) -> ProblemConfig | None:
+def _valid_checkpoints(document: Document) -> dict[str, CheckpointConfig]:
+    """The entries of ``checkpoints`` in a schema-invalid ``config.yaml`` that are valid on their own."""
+    entries = document.data.get("checkpoints") if isinstance(document.data, dict) else None
+    valid = {}
+    for name, entry in entries.items() if isinstance(entries, dict) else ():
+        try:
+            valid[name] = CheckpointConfig.model_validate(entry)
+        except ValidationError:
+            continue  # its errors are among the file's schema errors
+    return {name: config for name, config in valid.items() if CHECKPOINT_NUMBER.match(str(name))}
+
+
+def _config(root: Path, out: _Collector) -> _Config:
     config_file = root / "config.yaml"
     if not config_file.is_file():
         out.add(config_file, 0, "", "config.yaml not found",
                 "is this a problem directory? it needs config.yaml (see docs/case-format.md)")
-        return None
-    document = out.read(config_file, "config")
-    return out.model(TypeAdapter(ProblemConfig), document, config_file) if document is not None else None
+        return _Config(config_file)
+    document, valid = out.read(config_file, "config")
+    if document is None:
+        return _Config(config_file)
+    if not valid:
+        return _Config(config_file, None, _valid_checkpoints(document), document)
+    problem = out.model(TypeAdapter(ProblemConfig), document, config_file)
+    return _Config(config_file, problem, dict(problem.checkpoints) if problem else {}, document)
 
 
 def compile_problem(root: Path, missing_expected_files: bool = False) -> Bundle:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import difflib
+import os
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 
@@ -52,3 +54,20 @@ def where_of(path: tuple) -> str:
 def relative(path: Path, root: Path) -> str:
     """``path`` relative to ``root`` when it lies inside it, else as given."""
     return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+
+
+def from_here(path: str, base: Path) -> str:
+    """``path`` (relative to ``base``, or absolute) as a user opens it from the working directory."""
+    return os.path.relpath(base / path)
+
+
+def rebased(diagnostics: list[Diagnostic], base: Path) -> list[Diagnostic]:
+    """``diagnostics`` whose files are relative to ``base`` (or absolute), each with its file as a
+    path from the working directory: what a user can open."""
+    return [replace(diagnostic, file=from_here(diagnostic.file, base)) for diagnostic in diagnostics]
+
+
+def did_you_mean(word: str, known: list[str]) -> str:
+    """``did you mean 'x'?`` for the closest of ``known`` to an unknown ``word``; ``""`` when none is close."""
+    close = difflib.get_close_matches(word, known, n=1)
+    return f"did you mean {close[0]!r}?" if close else ""

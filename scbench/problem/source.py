@@ -9,6 +9,7 @@ unreadable is one located :class:`Diagnostic` with a fix, never an exception.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,10 +99,94 @@ def _compose(text: str) -> tuple[yaml.Node | None, Any]:
         loader.dispose()
 
 
-def _syntax(error: yaml.MarkedYAMLError) -> Unreadable:
+@dataclass(frozen=True)
+class _Syntax:
+    """A YAML syntax error as the explainers see it: the parser's error, the offending line's text
+    and the character at the error (``""`` past the end)."""
+
+    error: yaml.MarkedYAMLError
+    line: str
+    char: str
+
+    @property
+    def at(self) -> int:
+        """The 1-based line of the error."""
+        return self.error.problem_mark.line + 1
+
+    @property
+    def opened(self) -> int:
+        """The 1-based line where the construct being parsed began (a quote, a bracket, a block)."""
+        return (self.error.context_mark or self.error.problem_mark).line + 1
+
+
+def _unclosed_quote(syntax: _Syntax) -> Unreadable | None:
+    if syntax.error.context != "while scanning a quoted scalar":
+        return None
+    return Unreadable(f"a quoted string opened at line {syntax.opened} is never closed", syntax.opened,
+                      'close the quote on that line; inside "...", write a quote as \\", inside \'...\' as \'\'')
+
+
+def _bad_character(syntax: _Syntax) -> Unreadable | None:
+    if "cannot start any token" not in str(syntax.error.problem):
+        return None
+    column = syntax.error.problem_mark.column + 1
+    if syntax.char == "\t":
+        return Unreadable(f"a tab at column {column}: YAML indents with spaces only", syntax.at,
+                          "replace the tab with spaces")
+    return Unreadable(f"{syntax.char!r} at column {column} cannot start an unquoted value", syntax.at,
+                      f'quote the value: "{syntax.line.strip().partition(": ")[2] or syntax.line.strip()}"')
+
+
+def _colon_in_value(syntax: _Syntax) -> Unreadable | None:
+    if not str(syntax.error.problem).startswith("mapping values are not allowed"):
+        return None
+    before = syntax.line[:syntax.error.problem_mark.column]
+    if ": " in before:
+        return Unreadable("an unquoted value holds ': '", syntax.at,
+                          f'quote the value: "{before.partition(": ")[2]}{syntax.line[len(before):].rstrip()}"')
+    return Unreadable("this line is indented deeper than the keys around it (a key cannot start here)", syntax.at,
+                      "line the key up with the keys of its mapping, or quote a value that holds ': '")
+
+
+def _misaligned(syntax: _Syntax) -> Unreadable | None:
+    if str(syntax.error.problem) not in ("did not find expected key", "did not find expected '-' indicator"):
+        return None
+    indent = len(syntax.line) - len(syntax.line.lstrip(" "))
+    if syntax.error.problem_mark.column > indent:
+        return Unreadable(f"unexpected {syntax.char!r} after a value at column {syntax.error.problem_mark.column + 1}",
+                          syntax.at, "remove it, or quote the whole value")
+    return Unreadable(f"this line is indented differently from the block that starts at line {syntax.opened}",
+                      syntax.at, "indent it like its siblings: the keys of one mapping, and the '-' items of one "
+                                 "list, start in the same column")
+
+
+FLOW_ENDS = {"while parsing a flow sequence": ("[", "]"), "while parsing a flow mapping": ("{", "}")}
+
+
+def _unclosed_flow(syntax: _Syntax) -> Unreadable | None:
+    if syntax.error.context not in FLOW_ENDS:
+        return None
+    start, end = FLOW_ENDS[syntax.error.context]
+    return Unreadable(f"the {start} opened at line {syntax.opened} is not closed where expected: a missing {end!r} "
+                      f"or ','", syntax.opened,
+                      f"close it with {end}, separate items with ', ', and quote items holding ': ', '#' or {end}")
+
+
+EXPLAINERS: list[Callable[[_Syntax], Unreadable | None]] = [_unclosed_quote, _bad_character, _colon_in_value,
+                                                            _misaligned, _unclosed_flow]
+"""YAML syntax errors explained: each says what is wrong, where, and how to write it instead."""
+
+
+def _syntax(error: yaml.MarkedYAMLError, text: str) -> Unreadable:
     mark = error.problem_mark or error.context_mark
     if error.problem == "exceeded maximum nesting depth":
         return Unreadable.over_limit(TooDeep(mark.line + 1))
+    if error.problem_mark is not None:
+        line = (text.splitlines()[mark.line:mark.line + 1] or [""])[0]
+        syntax = _Syntax(error, line, line[mark.column:mark.column + 1])
+        explained = next(filter(None, (explain(syntax) for explain in EXPLAINERS)), None)
+        if explained is not None:
+            return explained
     return Unreadable(f"not valid YAML/JSON: {error.problem or error.context}", mark.line + 1 if mark else 1,
                       "fix the syntax at that line (quote strings containing ': ' or '#')")
 
@@ -113,7 +198,7 @@ def _yaml(text: str) -> tuple[Any, yaml.Node | None]:
     except LimitError as error:
         raise Unreadable.over_limit(error) from None
     except yaml.MarkedYAMLError as error:
-        raise _syntax(error) from None
+        raise _syntax(error, text) from None
     return data, node
 
 

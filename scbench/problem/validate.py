@@ -150,7 +150,29 @@ def _forms_hint(error: ValidationError, hint: str, allowed: list[str]) -> str:
     return f"{guess} (one of the forms here: {', '.join(allowed + bare)})"
 
 
-UNION_RULES: list[Callable[[ValidationError], tuple[str, str] | None]] = [_number_in_union, _unknown_key_in_union]
+def _branches(error: ValidationError) -> list[list[ValidationError]]:
+    """The errors of a failed union, grouped by branch."""
+    branches: dict[int, list[ValidationError]] = {}
+    for sub in error.context:
+        branches.setdefault(sub.schema_path[0], []).append(sub)
+    return list(branches.values())
+
+
+def _kind_missing(error: ValidationError) -> tuple[str, str] | None:
+    """A mapping without ``kind`` whose only fault as one kind is that missing key (an HTTP case
+    without ``kind: http``): the fix is the key, not the errors of the kind it defaults to."""
+    if not isinstance(error.instance, dict) or "kind" in error.instance:
+        return None
+    for faults in _branches(error):
+        kind = faults[0].schema.get("properties", {}).get("kind", {}).get("const")
+        shape = [(fault.validator, tuple(fault.relative_path)) for fault in faults]
+        if kind is not None and shape == [("required", ())]:
+            return f"kind is missing, and the keys are those of a kind: {kind} case", f"add kind: {kind}"
+    return None
+
+
+UNION_RULES: list[Callable[[ValidationError], tuple[str, str] | None]] = [_number_in_union, _kind_missing,
+                                                                          _unknown_key_in_union]
 """Explanations of a failed ``anyOf``/``oneOf`` as a whole, tried before the likeliest branch's errors."""
 
 
@@ -170,10 +192,7 @@ def _explain(error: ValidationError) -> Iterator[tuple[tuple, str, str]]:
     if whole is not None:
         yield tuple(error.absolute_path), *whole
         return
-    branches: dict[int, list[ValidationError]] = {}
-    for sub in error.context:
-        branches.setdefault(sub.schema_path[0], []).append(sub)
-    for sub in min(branches.values(), key=_branch_score):
+    for sub in min(_branches(error), key=_branch_score):
         yield from _explain(sub)
 
 

@@ -35,7 +35,7 @@ from scbench.paths import CACHE
 from scbench.sandbox.base import Sandbox, hosts_of, setup_variables
 from scbench.sandbox.limits import SETUP_LIMITS
 from scbench.sandbox.local import Local
-from scbench.sandbox.process import ProcessResult
+from scbench.sandbox.process import ProcessResult, base_environment
 
 SETUP_TIMEOUT = 900.0
 """Seconds one setup command may take (a cargo build or a pip install)."""
@@ -84,6 +84,31 @@ def resolve_entry(command: str, directory: Path, values: dict[str, str]) -> list
     inside ``directory`` absolute, so the command runs from any working directory."""
     argv = shlex.split(command.format_map(values))
     return [str(directory / token) if os.path.lexists(directory / token) else token for token in argv]
+
+
+ENTRY_PROBE_TIMEOUT = 30.0
+"""Seconds to look the entry's program up inside the sandbox (one ``sh``)."""
+PROGRAM_FIXES = {"python": "write python3 (the name the system's interpreter has everywhere), or use the python "
+                           "track (-t python), which sets up a virtual environment",
+                 "pip": "use the python track (-t python): it installs requirements.txt"}
+"""Program -> the fix when it is missing inside a sandbox (others: :data:`ANY_PROGRAM_FIX`)."""
+ANY_PROGRAM_FIX = ("name a program of the system (under /usr; `scbench sandbox list` says what each level shows), "
+                   "or one inside the solution by its path; or use a track (-t TRACK) to set the solution up")
+
+
+def check_entry(sandbox: Sandbox, entry: list[str]) -> None:
+    """Raise :class:`SetupError` unless the program of ``entry`` (an argv) exists inside the started
+    ``sandbox`` on the ``PATH`` its runs get. A program of the user's home (a pyenv or nvm shim) is on
+    the host's ``PATH`` but not inside a level that hides the home: without this, every case would
+    fail alike with the sandbox's own "cannot execute" message."""
+    probe = Path(tempfile.mkdtemp(prefix="entry-", dir=sandbox.scratch))
+    sandbox.own(probe)
+    found = sandbox.exec(["sh", "-c", 'command -v -- "$0"', entry[0]], probe, base_environment(probe, probe), probe,
+                         None, ENTRY_PROBE_TIMEOUT)
+    if found.exit_code != 0:
+        raise SetupError(f"the entry's program {entry[0]!r} does not exist inside the {sandbox.name} sandbox (not on "
+                         f"its PATH, or in a directory it does not show, such as the home); fix: "
+                         f"{PROGRAM_FIXES.get(Path(entry[0]).name, ANY_PROGRAM_FIX)}")
 
 
 def _modes(workdir: Path) -> dict[Path, int]:

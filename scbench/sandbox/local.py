@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from scbench.sandbox.base import HOST, Endpoint, Sandbox
-from scbench.sandbox.process import HostProcess, Process
+from scbench.sandbox.process import HostProcess, Process, unsupported_host
 
 
 class Local(Sandbox):
@@ -30,7 +30,7 @@ class Local(Sandbox):
 
     @classmethod
     def unavailable(cls) -> str:
-        return "" if shutil.which("prlimit") else "prlimit (util-linux) is not installed"
+        return unsupported_host() or ("" if shutil.which("prlimit") else "prlimit (util-linux) is not installed")
 
     def setup_environment(self, home: Path) -> dict[str, str]:
         """The host's whole environment, its HOME included: setup runs as the user would run it."""

@@ -12,6 +12,7 @@ import os
 import select
 import signal
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -38,6 +39,18 @@ def pids_with(needle: bytes) -> list[int]:
                 if needle in (entry / "environ").read_bytes().split(b"\0"):
                     found.append(int(entry.name))
     return found
+
+
+def unsupported_host() -> str:
+    """Why this machine cannot run solutions at all (``""`` when it can): processes are waited for
+    through pidfds (Linux 5.3 or later) and their descendants found in ``/proc``."""
+    if not hasattr(os, "pidfd_open") or not Path("/proc/self/stat").is_file():
+        return f"scbench runs solutions on Linux only (it needs pidfds and /proc); this is {sys.platform}"
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except OSError as error:
+        return f"this kernel has no pidfds (Linux 5.3 or later is needed): {error.strerror}"
+    return ""
 
 
 def base_environment(home: Path, tmp: Path) -> dict[str, str]:

@@ -24,15 +24,26 @@ POLL = 0.002
 
 
 def pump(source: socket.socket, sink: socket.socket) -> None:
-    """Copy ``source`` to ``sink`` until ``source`` ends or either side fails, then pass the
-    end on (half-close ``sink``)."""
+    """Copy ``source`` to ``sink`` until ``source`` ends, then pass the end on (half-close ``sink``).
+
+    When ``sink`` stops taking data (a server that answered early, e.g. 413 for a request too large,
+    and closed), the rest of ``source`` is read and discarded until it ends: closing it instead would
+    reset the connection, and the answer the other direction still carries would be lost."""
     try:
         while data := source.recv(65536):
             sink.sendall(data)
         sink.shutdown(socket.SHUT_WR)
     except OSError:
-        source.close()
-        sink.close()
+        discard(source)
+
+
+def discard(source: socket.socket) -> None:
+    """Read ``source`` until it ends or fails, keeping nothing."""
+    try:
+        while source.recv(65536):
+            pass
+    except OSError:
+        return
 
 
 def connect(port: int) -> socket.socket:

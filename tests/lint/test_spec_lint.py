@@ -135,3 +135,35 @@ def test_a_language_name_is_matched_whole_not_as_the_start_of_a_longer_one(tmp_p
                                           "The tool itself is written in Java.\n")
     found = [(f.line, f.rule, f.text) for f in lint_specs(root, load(root)) if f.rule == "language-prescription"]
     assert found == [(4, "language-prescription", "written in Java")]
+
+
+PROSE_LEAKS = """\
+# kv
+
+The hidden test of this checkpoint is like set_then_get; get_missing is another one.
+In TypeScript terms it is function tally<T>(items: T[]): Map<T, number>, or (words: string[]) => number.
+Rust's fn tally<T: Hash + Eq>(items: &[T]) and public static <T> List<T> sorted(Collection<T> items) too.
+The module does export default function tally, module.exports = { tally }, and pub fn tally in Rust.
+"""
+
+
+def test_hidden_case_ids_the_singular_hidden_test_and_constructs_in_prose_are_found(tmp_path) -> None:
+    # before: none of these was found: a case id counted as contract vocabulary, "hidden test" only
+    # in the plural, a signature only without type parameters, and no rule knew export syntax
+    root = tmp_path / "kv"
+    shutil.copytree(FIXTURES / "kv", root)
+    (root / "checkpoint_1.md").write_text(PROSE_LEAKS)
+    found = [(f.line, f.rule, f.text) for f in lint_specs(root, load(root))
+             if f.rule in ("hidden-case-id", "hidden-tests", "code-signature", "module-export")]
+    assert found == [
+        (3, "hidden-case-id", "get_missing"),
+        (3, "hidden-case-id", "set_then_get"),
+        (3, "hidden-tests", "hidden test"),
+        (4, "code-signature", "(words: string[]) =>"),
+        (4, "code-signature", "function tally<T>("),
+        (5, "code-signature", "fn tally<T: Hash + Eq>("),
+        (5, "code-signature", "public static     List<T> sorted("),
+        (6, "module-export", "export default"),
+        (6, "module-export", "module.exports"),
+        (6, "module-export", "pub fn"),
+    ]
