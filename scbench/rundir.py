@@ -57,6 +57,8 @@ class CheckpointRecord(Model):
     agent_s: float | None = None
     eval_s: float | None = None
     total_s: float | None = Field(None, description="the whole step: prompt, agent, snapshot, diff, evaluation")
+    left_out: list[str] = Field(default_factory=list, description="special files of the workspace left out of "
+                                "its snapshot: 'PATH (a FIFO)', a socket, a device")
 
 
 class RunRecord(Model):

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from scbench import content
 from scbench.about import version
 from scbench.agent import snapshot
 from scbench.agent.invoke import Call, Outcome, call_agent
@@ -202,17 +203,24 @@ def grade(session: Session, number: int) -> None:
     session.save(number, status="done", evaluation_error=error, eval_s=round(time.monotonic() - started, 3))
 
 
-def record_outcome(session: Session, number: int, outcome: Outcome) -> None:
+def record_outcome(session: Session, number: int, outcome: Outcome) -> str | None:
     """Write checkpoint ``number``'s trajectory, standard error, usage, snapshot and diff (the
-    outcome's output is redacted already; the snapshot is redacted as it is taken)."""
+    outcome's output is redacted already; the snapshot is redacted as it is taken) and record the special
+    files left out of the snapshot. Returns why the snapshot was refused (``None``: it was taken)."""
     directory = checkpoint_dir(session.run_dir, number)
     name = "trajectory.jsonl" if session.experiment.call.agent.output == "jsonl" else "trajectory.txt"
     (directory / name).write_bytes(outcome.result.stdout)
     (directory / "stderr.txt").write_bytes(outcome.result.stderr)
     (directory / "usage.json").write_text(outcome.usage.model_dump_json(indent=2))
-    snapshot.take(session.area / "workspace", directory / "snapshot", session.experiment.call.secret_values())
+    try:
+        left_out = snapshot.take(session.area / "workspace", directory / "snapshot",
+                                 session.experiment.call.secret_values())
+    except content.TooLarge as refused:
+        return f"the workspace was not snapshotted: {refused}"
+    session.save(number, left_out=left_out)
     patch, _ = snapshot.diff(session.snapshot_of(number - 1), directory / "snapshot")
     (directory / "diff.patch").write_text(patch, encoding="utf-8")
+    return None
 
 
 def attempt(session: Session, number: int) -> str | None:
@@ -229,14 +237,14 @@ def attempt(session: Session, number: int) -> str | None:
     session.log(f"{record.name}: agent {session.record.agent} running")
     budget = None if session.experiment.cost_limit_usd is None else session.experiment.cost_limit_usd - session.spent()
     outcome = call_agent(replace(session.experiment.call, budget_usd=budget), session.area, number, prompt)
-    record_outcome(session, number, outcome)
-    if outcome.stop_reason:
-        session.save(number, status="failed", stop_reason=outcome.stop_reason, agent_s=outcome.usage.wall_s)
+    reason = record_outcome(session, number, outcome) or outcome.stop_reason
+    if reason:
+        session.save(number, status="failed", stop_reason=reason, agent_s=outcome.usage.wall_s)
     else:
         session.save(number, status="evaluating", agent_s=outcome.usage.wall_s)
         grade(session, number)
     session.save(number, total_s=round(time.monotonic() - started, 3))
-    return f"{record.name}: {outcome.stop_reason}" if outcome.stop_reason else None
+    return f"{record.name}: {reason}" if reason else None
 
 
 def _stop(session: Session, reason: str, after: int) -> None:
@@ -258,7 +266,7 @@ def run_problem(run_dir: Path, bundle: Bundle, experiment: Experiment, resume: b
     session = Session(run_dir, record, bundle, experiment, area, log)
     last = session.snapshot_of(sum(cp.status in COMPLETE for cp in record.checkpoints))  # the kept prefix
     if last:
-        shutil.copytree(last, area / "workspace", symlinks=True)
+        content.copy(last, area / "workspace")
     else:
         (area / "workspace").mkdir()
     write_run(run_dir, record)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,15 +23,20 @@ def redact(data: bytes, secrets: Iterable[tuple[str, str]]) -> bytes:
     return data
 
 
-def take(workspace: Path, target: Path, secrets: Iterable[tuple[str, str]] = ()) -> None:
-    """Copy ``workspace`` to ``target`` (which must not exist) without set-up products, every
-    secret value in a file replaced by its name (:func:`redact`); links are copied, never read."""
-    shutil.copytree(workspace, target, symlinks=True, ignore=content.ignore)
+def take(workspace: Path, target: Path, secrets: Iterable[tuple[str, str]] = ()) -> list[str]:
+    """Copy ``workspace`` to ``target`` (which must not exist) as :func:`scbench.content.copy` does (no set-up
+    products, special files or setuid bits), every secret value in a file replaced by its name
+    (:func:`redact`); links are copied, never read. Returns the special files left out (``PATH (a FIFO)``).
+    Raises :class:`scbench.content.TooLarge`, copying nothing, when the workspace is over
+    :data:`scbench.content.SNAPSHOT_BOUNDS`."""
+    content.check(workspace, content.SNAPSHOT_BOUNDS)
+    left_out = content.copy(workspace, target)
     pairs = [(name, value) for name, value in secrets if value]
     for path in [path for path in files(target) if pairs and not path.is_symlink()]:
         data = path.read_bytes()
         if any(value.encode() in data for _, value in pairs):
             path.write_bytes(redact(data, pairs))
+    return left_out
 
 
 def files(root: Path | None) -> list[Path]:
