@@ -51,7 +51,8 @@ class RunDirError(Exception):
 class Experiment:
     """One run's settings: the agent call (without budget), its name and model, the prompt
     template, the track, the sandbox level asked for (``None``: the default), the cost limit in
-    dollars (``None``: none) and the cases run in parallel."""
+    dollars (``None``: none), the cases run in parallel, and whether a resumed run may change its sandbox level
+    and cost limit."""
 
     call: Call
     agent_name: str
@@ -61,6 +62,7 @@ class Experiment:
     sandbox: str | None = None
     cost_limit_usd: float | None = None
     jobs: int | None = None
+    allow_changed_settings: bool = False
 
 
 def now() -> str:
@@ -77,7 +79,8 @@ def fresh_record(bundle: Bundle, experiment: Experiment) -> RunRecord:
     return RunRecord(scbench=version(), agent=experiment.agent_name, command=experiment.call.agent.command,
                      model=experiment.model, prompt=experiment.template, track=experiment.track,
                      sandbox=experiment.call.level.name, problem=bundle.config.name, bundle=bundle.digest,
-                     started=now(), cost_limit_usd=experiment.cost_limit_usd, checkpoints=checkpoints)
+                     started=now(), cost_limit_usd=experiment.cost_limit_usd, checkpoints=checkpoints,
+                     uncontained=not experiment.call.level.contained)
 
 
 def _kept(old: CheckpointRecord, new: CheckpointRecord, log: Callable[[str], None]) -> CheckpointRecord | None:
@@ -104,6 +107,16 @@ def _same_experiment(run_dir: Path, old: RunRecord, fresh: RunRecord) -> None:
                           "resume it with the same settings or choose another --out")
 
 
+def _same_settings(run_dir: Path, old: RunRecord, fresh: RunRecord, allowed: bool) -> None:
+    """Raise :class:`RunDirError` when ``fresh`` changes ``old``'s sandbox level or cost limit and that is not
+    ``allowed``."""
+    changed = [f"{key} {was!r} (now {fresh.settings()[key]!r})" for key, was in old.settings().items()
+               if was != fresh.settings()[key]]
+    if changed and not allowed:
+        raise RunDirError(f"{run_dir} ran with {'; '.join(changed)}: resume it with the same --sandbox and "
+                          "--cost-limit, or add --allow-changed-settings (each checkpoint records its own)")
+
+
 def _kept_prefix(old: RunRecord, fresh: RunRecord, log: Callable[[str], None]) -> list[CheckpointRecord]:
     """The records of ``old`` kept, checkpoint by checkpoint, up to the first that must run again
     (all run again when the problem's checkpoints are not the same)."""
@@ -118,12 +131,14 @@ def _kept_prefix(old: RunRecord, fresh: RunRecord, log: Callable[[str], None]) -
     return kept
 
 
-def resumed_record(run_dir: Path, fresh: RunRecord, log: Callable[[str], None]) -> RunRecord:
+def resumed_record(run_dir: Path, fresh: RunRecord, log: Callable[[str], None], allowed: bool = False) -> RunRecord:
     """``fresh`` with the complete checkpoints of the run in ``run_dir`` kept, up to the first that
     must run again; the directories of the others are removed (said on ``log``). Raises
-    :class:`RunDirError` when that run is another experiment."""
+    :class:`RunDirError` when that run is another experiment, or ran with other settings (sandbox level, cost
+    limit) and changing them is not ``allowed``."""
     old = read_run(run_dir)
     _same_experiment(run_dir, old, fresh)
+    _same_settings(run_dir, old, fresh, allowed)
     kept = _kept_prefix(old, fresh, log)
     rest = fresh.checkpoints[len(kept):]
     for new in rest:
@@ -131,7 +146,8 @@ def resumed_record(run_dir: Path, fresh: RunRecord, log: Callable[[str], None]) 
             shutil.rmtree(checkpoint_dir(run_dir, new.number))
     if rest:
         log(f"resuming at {rest[0].name}")
-    return fresh.model_copy(update={"started": old.started, "checkpoints": kept + rest})
+    return fresh.model_copy(update={"started": old.started, "checkpoints": kept + rest,
+                                    "uncontained": fresh.uncontained or old.uncontained})
 
 
 def open_run(run_dir: Path, bundle: Bundle, experiment: Experiment, resume: bool,
@@ -146,7 +162,7 @@ def open_run(run_dir: Path, bundle: Bundle, experiment: Experiment, resume: bool
         return fresh
     if not resume:
         raise RunDirError(f"{run_dir} holds a run already: add --resume to continue it, or choose another --out")
-    return resumed_record(run_dir, fresh, log)
+    return resumed_record(run_dir, fresh, log, experiment.allow_changed_settings)
 
 
 @dataclass
@@ -233,7 +249,8 @@ def attempt(session: Session, number: int) -> str | None:
     directory.mkdir()
     prompt = render_prompt(session.bundle, number, session.experiment.template, session.experiment.track)
     (directory / "prompt.md").write_text(prompt, encoding="utf-8")
-    session.save(number, status="running", started=now(), stop_reason=None)
+    session.save(number, status="running", started=now(), stop_reason=None, sandbox=session.record.sandbox,
+                 cost_limit_usd=session.record.cost_limit_usd)
     session.log(f"{record.name}: agent {session.record.agent} running")
     budget = None if session.experiment.cost_limit_usd is None else session.experiment.cost_limit_usd - session.spent()
     outcome = call_agent(replace(session.experiment.call, budget_usd=budget), session.area, number, prompt)

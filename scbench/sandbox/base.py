@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import urlsplit
 
+from scbench.sandbox.cgroup import Cgroup, hierarchies
 from scbench.sandbox.egress import EgressProxy
 from scbench.sandbox.limits import Limits
 from scbench.sandbox.process import Process, ProcessResult
@@ -121,7 +122,8 @@ class Sandbox(ABC):
     ``stop``). ``contains`` and ``gaps`` say plainly what the level contains and what not;
     ``python`` is the interpreter track setup uses inside; ``owner`` the uid and gid runs write
     as, when they differ from scbench's own; ``tracks`` the tracks it has toolchains for
-    (``None``: the host's); ``confines_network`` whether runs have no network but the egress."""
+    (``None``: the host's); ``confines_network`` whether runs have no network but the egress; ``contained``
+    whether it contains anything at all (``local`` does not: runs may change anything scbench's user may)."""
 
     name: ClassVar[str]
     contains: ClassVar[tuple[str, ...]] = ()
@@ -130,6 +132,7 @@ class Sandbox(ABC):
     owner: ClassVar[tuple[int, int] | None] = None
     tracks: ClassVar[tuple[str, ...] | None] = None
     confines_network: ClassVar[bool] = True
+    contained: ClassVar[bool] = True
 
     def __init__(self, limits: Limits = DEFAULT_LIMITS, visible: Sequence[Path] = (), network: Sequence[str] = (),
                  writable: Sequence[Path] = (), parallel: int = 1):
@@ -172,6 +175,12 @@ class Sandbox(ABC):
             self.egress = EgressProxy(self.scratch / "egress.sock", self.network, self.refused.append).start()
             os.chmod(self.egress.server_address, 0o777)  # runs connect to it as RUN_UID
         return self
+
+    def cgroup(self) -> Cgroup | None:
+        """A fresh cgroup for one run's whole tree, bounded by the limits' memory and process count (``None``
+        where no cgroup is writable): a run joins it before it starts anything, and every process in it is
+        killed with the run, daemons included (:meth:`Cgroup.remove`)."""
+        return Cgroup(self.limits.memory_mb * 1024 * 1024, self.limits.processes) if hierarchies() else None
 
     def reaching(self, argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
         """``argv`` and ``env`` of a run that may reach ``network`` through the egress proxy: started after

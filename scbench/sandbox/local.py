@@ -11,22 +11,24 @@ from scbench.sandbox.process import HostProcess, Process
 
 
 class Local(Sandbox):
-    """Runs commands as ordinary processes of the user: own session and process group, the
-    given environment only, rlimits (memory, CPU time, file size) through ``prlimit``; the
-    whole group and every descendant still carrying its environment marker is killed at the
+    """Runs commands as ordinary processes of the user: own session and process group, a cgroup where one is
+    writable, the given environment only, rlimits (memory, CPU time, file size) through ``prlimit``; the
+    whole group, the cgroup and every descendant still carrying its environment marker is killed at the
     end. For machines with neither bwrap nor Docker."""
 
     name = "local"
     confines_network = False
-    contains = ("processes: its own session and process group, killed with every descendant that keeps the "
-                "run's environment marker",
+    contained = False
+    contains = ("processes: its own session, process group and (where one is writable) cgroup, killed with "
+                "every descendant in them or that keeps the run's environment marker",
                 "files: a fresh working directory per case, HOME and TMPDIR inside it",
                 "network: the host's, for set-up and cases alike",
                 "uid: scbench's own user")
     gaps = ("reads and writes anywhere the user can, the home directory included",
             "connects to the network and to the host's loopback",
-            "a descendant that clears its environment and leaves the session outlives its run",
-            "no bound on the number of processes, nor on the memory of a whole tree")
+            "without a writable cgroup, a descendant that clears its environment and leaves the session outlives "
+            "its run, and the number of processes and the memory of a whole tree are not bounded",
+            "a run as root may leave its cgroup")
 
     @classmethod
     def unavailable(cls) -> str:
@@ -38,7 +40,9 @@ class Local(Sandbox):
 
     def spawn(self, argv: list[str], cwd: Path, env: dict[str, str], writable: Path,
               stdin: bytes | None = None) -> Process:
-        return HostProcess(self.limits.prlimit() + argv, cwd, env, stdin, self.limits.output_bytes)
+        cgroup = self.cgroup()
+        return HostProcess([*(cgroup.prefix() if cgroup else []), *self.limits.prlimit(), *argv], cwd, env, stdin,
+                           self.limits.output_bytes, after_kill=cgroup.remove if cgroup else None)
 
     def serve(self, argv: list[str], cwd: Path, env: dict[str, str], writable: Path,
               port: int) -> tuple[Process, Endpoint]:

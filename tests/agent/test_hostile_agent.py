@@ -3,10 +3,12 @@ tries to keep alive. Each test is the agent that tried it (tests/fixtures/agents
 every level it applies to; none gets its way and nothing is lost from the run directory."""
 
 import json
+import os
 import stat
 
 import pytest
 
+from conftest import ROOT, processes_with, scbench
 from scbench.rundir import read_run
 from tests.agent.test_run import scripted, states
 
@@ -50,3 +52,50 @@ def test_quality_measurement_skips_a_huge_source_file_and_says_so(tmp_path):
     assert quality["skipped"] == [{"path": "generated.py", "reason": "600,000 bytes, over the 512 KiB of a "
                                                                       "measured file"}]
     assert quality["files"] == 1
+
+
+def test_the_local_level_needs_an_explicit_opt_in(tmp_path):
+    done = scripted(tmp_path / "run", extra=["--sandbox", "local"])
+    assert done.returncode == 2
+    assert "the local level contains nothing: the agent would run as you" in done.stderr
+    assert "add --uncontained to run it anyway" in done.stderr
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("level", ["local", *CONTAINED])
+def test_a_daemon_left_by_the_agent_dies_before_grading_and_forges_nothing(tmp_path, level):
+    results = tmp_path / "run/checkpoint_2/results.json"  # unsolved: the agent stops at checkpoint 1's solution
+    done = scripted(tmp_path / "run", "--freeze-after", "1", "--forge", str(results),
+                    extra=["--sandbox", level, "--uncontained"])
+    assert done.returncode == 0, done.stderr
+    assert processes_with(str(results)) == []
+    assert states(tmp_path / "run") == [("done", True, True, True)] + [("done", False, False, False)] * 2
+    record = read_run(tmp_path / "run")
+    assert (record.sandbox, record.uncontained) == (level, level == "local")
+    report = scbench("report", tmp_path / "run", "--html", tmp_path / "report.html")
+    note = f"{tmp_path / 'run'}: its agent ran uncontained (sandbox local)"
+    assert (note in report.stdout, note in (tmp_path / "report.html").read_text()) == (level == "local",) * 2
+
+
+def test_resume_refuses_a_weaker_sandbox_or_another_cost_limit_unless_allowed(tmp_path):
+    (tmp_path / "stall").touch()
+    stall = os.path.relpath(tmp_path / "stall", ROOT)
+    first = scripted(tmp_path / "run", "--stall-at", "2", stall, extra=["--sandbox", "bwrap", "--timeout", "5"])
+    assert first.returncode == 1
+    (tmp_path / "stall").unlink()
+    weaker = scripted(tmp_path / "run", "--stall-at", "2", stall, extra=["--resume", "--sandbox", "local",
+                                                                           "--uncontained"])
+    assert weaker.returncode == 2
+    assert "ran with sandbox 'bwrap' (now 'local'): resume it with the same --sandbox and --cost-limit, or add " \
+           "--allow-changed-settings" in weaker.stderr
+    richer = scripted(tmp_path / "run", "--stall-at", "2", stall, extra=["--resume", "--sandbox", "bwrap",
+                                                                           "--cost-limit", "100"])
+    assert richer.returncode == 2 and "ran with cost limit None (now 100.0)" in richer.stderr
+    assert [cp.status for cp in read_run(tmp_path / "run").checkpoints] == ["done", "failed", "not_run"]
+    allowed = scripted(tmp_path / "run", "--stall-at", "2", stall, extra=["--resume", "--sandbox", "docker",
+                                                                            "--allow-changed-settings"])
+    assert allowed.returncode == 0, allowed.stderr
+    record = read_run(tmp_path / "run")
+    assert [(cp.status, cp.sandbox) for cp in record.checkpoints] == [("done", "bwrap"), ("done", "docker"),
+                                                                      ("done", "docker")]
+    assert (record.sandbox, record.uncontained) == ("docker", False)
