@@ -4,11 +4,13 @@ every level it applies to; none gets its way and nothing is lost from the run di
 
 import json
 import os
+import secrets
 import stat
 
 import pytest
 
 from conftest import ROOT, processes_with, scbench
+from scbench.agent.snapshot import forms
 from scbench.rundir import read_run
 from tests.agent.test_run import scripted, states
 
@@ -99,3 +101,22 @@ def test_resume_refuses_a_weaker_sandbox_or_another_cost_limit_unless_allowed(tm
     assert [(cp.status, cp.sandbox) for cp in record.checkpoints] == [("done", "bwrap"), ("done", "docker"),
                                                                       ("done", "docker")]
     assert (record.sandbox, record.uncontained) == ("docker", False)
+
+
+def test_a_secret_leaked_encoded_in_a_name_or_a_link_is_redacted_everywhere(tmp_path):
+    value = f"sk {secrets.token_hex(12)}&+="
+    done = scripted(tmp_path / "run", "--leak-forms", "SCBENCH_TEST_SECRET", extra=["--secret", "SCBENCH_TEST_SECRET"],
+                    env={**os.environ, "SCBENCH_TEST_SECRET": value})
+    assert done.returncode == 0, done.stderr
+    leaked = forms(value)
+    assert len(leaked) == 8  # itself, 2 hex, 2 URL-encoded, 3 base64 offsets
+    written = [path for path in (tmp_path / "run").rglob("*") if value in str(path) or (
+        path.is_symlink() and value in os.readlink(path)) or (path.is_file() and not path.is_symlink() and any(
+            form in path.read_bytes() for form in leaked))]
+    assert written == []
+    snapshot = tmp_path / "run/checkpoint_1/snapshot"
+    assert os.readlink(snapshot / "pointer") == "/run/[SCBENCH_TEST_SECRET]"
+    assert (snapshot / "[SCBENCH_TEST_SECRET].txt").read_text() == "named after it\n"
+    patch = (tmp_path / "run/checkpoint_1/diff.patch").read_text()
+    assert "+++ b/[SCBENCH_TEST_SECRET].txt" in patch and "+-> /run/[SCBENCH_TEST_SECRET]" in patch
+    assert (snapshot / "encoded.txt").read_text().count("[SCBENCH_TEST_SECRET]") == 7
