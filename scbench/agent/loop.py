@@ -13,7 +13,6 @@ again (its agent work is kept).
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -26,6 +25,7 @@ from scbench.agent import snapshot
 from scbench.agent.invoke import Call, Outcome, call_agent
 from scbench.evaluate.junit import write_junit
 from scbench.evaluate.session import Target, evaluate, with_quality
+from scbench.paths import owned_tempdir, release
 from scbench.problem.bundle import Bundle
 from scbench.prompts.render import render_prompt
 from scbench.run.tracks import SetupError
@@ -279,7 +279,7 @@ def run_problem(run_dir: Path, bundle: Bundle, experiment: Experiment, resume: b
     :func:`open_run`)."""
     record = open_run(run_dir, bundle, experiment, resume, log)
     record.stop_reason = None
-    area = Path(tempfile.mkdtemp(prefix="scbench-agent-"))
+    area = owned_tempdir("scbench-agent-")
     session = Session(run_dir, record, bundle, experiment, area, log)
     last = session.snapshot_of(sum(cp.status in COMPLETE for cp in record.checkpoints))  # the kept prefix
     if last:
@@ -295,5 +295,5 @@ def run_problem(run_dir: Path, bundle: Bundle, experiment: Experiment, resume: b
                 _stop(session, reason, cp.number)
                 break
     finally:
-        shutil.rmtree(area)
+        release(area)
     return session.record

@@ -27,7 +27,6 @@ import random
 import shutil
 import socket
 import sys
-import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import urlsplit
 
+from scbench.paths import owned_tempdir, release
 from scbench.sandbox.cgroup import Cgroup, hierarchies
 from scbench.sandbox.egress import EgressProxy
 from scbench.sandbox.limits import Limits
@@ -168,9 +168,10 @@ class Sandbox(ABC):
                 "LANG": "C.UTF-8"}
 
     def start(self) -> Sandbox:
-        """Make the sandbox ready to run commands (a fresh ``scratch``, and the egress proxy when
-        runs may reach ``network`` and the level confines it); returns it."""
-        self.scratch = Path(tempfile.mkdtemp(prefix="scbench-"))
+        """Make the sandbox ready to run commands (a fresh ``scratch``, removed at the next start of any scbench
+        should this one be killed, and the egress proxy when runs may reach ``network`` and the level confines
+        it); returns it."""
+        self.scratch = owned_tempdir("scbench-")
         if self.network and self.confines_network:
             self.egress = EgressProxy(self.scratch / "egress.sock", self.network, self.refused.append).start()
             os.chmod(self.egress.server_address, 0o777)  # runs connect to it as RUN_UID
@@ -204,7 +205,7 @@ class Sandbox(ABC):
             self.egress.stop()
             self.egress = None
         if self.scratch is not None:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            release(self.scratch)
             self.scratch = None
 
     def __enter__(self) -> Sandbox:

@@ -5,14 +5,19 @@ every level it applies to; none gets its way and nothing is lost from the run di
 import json
 import os
 import secrets
+import signal
 import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, processes_with, scbench
 from scbench.agent.snapshot import forms
 from scbench.rundir import read_run
-from tests.agent.test_run import scripted, states
+from tests.agent.test_run import CALC, REFERENCES, SCRIPTED, scripted, states
 
 CONTAINED = ["bwrap", "docker"]
 
@@ -120,3 +125,47 @@ def test_a_secret_leaked_encoded_in_a_name_or_a_link_is_redacted_everywhere(tmp_
     patch = (tmp_path / "run/checkpoint_1/diff.patch").read_text()
     assert "+++ b/[SCBENCH_TEST_SECRET].txt" in patch and "+-> /run/[SCBENCH_TEST_SECRET]" in patch
     assert (snapshot / "encoded.txt").read_text().count("[SCBENCH_TEST_SECRET]") == 7
+
+
+def _eventually_gone(marker: str) -> list[int]:
+    """The processes with ``marker`` left once they are gone, or after 30 s (a kill is asynchronous)."""
+    deadline = time.monotonic() + 30
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return processes_with(marker)
+
+
+def _containers() -> set[str]:
+    """Ids of the containers scbench labels with its scratch directory's lock, running or not."""
+    listed = subprocess.run(["docker", "ps", "-aq", "--no-trunc", "--filter", "label=scbench.lock"],
+                            capture_output=True, text=True, check=True)
+    return set(listed.stdout.split())
+
+
+@pytest.mark.parametrize("level", ["local", *CONTAINED])
+def test_a_sigkilled_run_leaves_nothing_running_after_its_next_start(tmp_path, level):
+    (tmp_path / "stall").touch()
+    stall = os.path.relpath(tmp_path / "stall", ROOT)
+    marker = f"--stall-at 1 {tmp_path / 'stall'}"  # the agent's own command line: its paths made absolute
+    argv = [sys.executable, "-m", "scbench", "run", str(CALC), "--agent-command",
+            f"{{python}} {SCRIPTED} {{snapshots}} {{checkpoint}} --stall-at 1 {stall}", "--snapshots", str(REFERENCES),
+            "--out", str(tmp_path / "run"), "--sandbox", level, "--uncontained"]
+    before = _containers() if level == "docker" else set()
+    process = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    while not (agents := processes_with(marker)):
+        assert process.poll() is None, process.stderr.read()
+        time.sleep(0.05)
+    area = Path(os.readlink(f"/proc/{agents[0]}/cwd")).parent
+    left = _containers() - before
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    if level != "docker":  # docker's container keeps its agent until the next start
+        assert _eventually_gone(marker) == []
+    assert area.is_dir() and area.with_suffix(".lock").exists()
+    (tmp_path / "stall").unlink()
+    done = scbench(*argv[3:], "--resume")
+    assert done.returncode == 0, done.stderr
+    assert processes_with(marker) == []
+    assert (area.exists(), area.with_suffix(".lock").exists()) == (False, False)
+    assert left & _containers() == set()
+    assert states(tmp_path / "run") == [("done", True, True, True)] * 3
