@@ -73,6 +73,12 @@ def ignore(directory: str, names: list[str]) -> set[str]:
     return {name for name in names if _left_out(os.path.join(directory, name))}
 
 
+def shown(relative: Path) -> str:
+    """``relative`` (a path of content) as text that can always be written: POSIX separators, a byte that is no
+    UTF-8 as ``\\xNN``."""
+    return os.fsencode(relative.as_posix()).decode(errors="backslashreplace")
+
+
 def _special(path: str) -> str | None:
     """What ``path`` is when it is a special file (``a FIFO``, ...), else ``None``."""
     mode = os.lstat(path).st_mode
@@ -94,7 +100,7 @@ def copy(source: Path, target: Path) -> list[str]:
     def leave_out(directory: str, names: list[str]) -> set[str]:
         ignored = ignore(directory, names)
         found = ((name, _special(os.path.join(directory, name))) for name in sorted(ignored))
-        left_out.extend(f"{Path(directory, name).relative_to(source).as_posix()} ({kind})"
+        left_out.extend(f"{shown(Path(directory, name).relative_to(source))} ({kind})"
                         for name, kind in found if kind)
         return ignored
 
@@ -138,7 +144,7 @@ def check(root: Path, bounds: Bounds) -> None:
     count, total, largest = 0, 0, (0, "")
     for path in walk(root):
         size = path.lstat().st_size
-        count, total, largest = count + 1, total + size, max(largest, (size, path.relative_to(root).as_posix()))
+        count, total, largest = count + 1, total + size, max(largest, (size, shown(path.relative_to(root))))
         if why := _over(count, total, largest, bounds):
             raise TooLarge(why)
 
@@ -168,7 +174,7 @@ def digest(root: Path, salt: bytes = b"") -> str:
     """SHA-256 (hex) of ``salt`` and the names and contents of ``root``'s content: the solution's identity."""
     summed = hashlib.sha256(salt)
     for name, sha in sorted(fingerprint(root).items()):
-        summed.update(f"{name}\0{sha}\0".encode())
+        summed.update(f"{name}\0{sha}\0".encode(errors="surrogateescape"))  # a name as its bytes
     return summed.hexdigest()
 
 

@@ -101,7 +101,7 @@ def _lines(path: Path | None) -> list[str] | None:
     if path is None:
         return []
     if path.is_symlink():
-        return [f"-> {os.readlink(path)}\n"]
+        return [f"-> {os.fsencode(os.readlink(path)).decode(errors='backslashreplace')}\n"]
     try:
         return path.read_text(encoding="utf-8").splitlines(keepends=True)
     except UnicodeDecodeError:
@@ -120,8 +120,8 @@ class FileChange:
 
 
 def _pairs(before: Path | None, after: Path) -> list[tuple[str, Path | None, Path | None]]:
-    old = {path.relative_to(before).as_posix(): path for path in files(before)} if before else {}
-    new = {path.relative_to(after).as_posix(): path for path in files(after)}
+    old = {content.shown(path.relative_to(before)): path for path in files(before)} if before else {}
+    new = {content.shown(path.relative_to(after)): path for path in files(after)}
     return [(name, old.get(name), new.get(name)) for name in sorted(old.keys() | new.keys())]
 
 
@@ -152,7 +152,7 @@ def _file_diff(name: str, old: Path | None, new: Path | None) -> tuple[list[str]
 
 def diff(before: Path | None, after: Path) -> tuple[str, list[FileChange]]:
     """The unified diff from snapshot ``before`` (``None``: the empty workspace) to ``after``, with
-    one :class:`FileChange` per file that differs."""
+    one :class:`FileChange` per file that differs; names as :func:`scbench.content.shown` writes them."""
     text, changes = [], []
     for name, old, new in _pairs(before, after):
         lines, change = _file_diff(name, old, new)

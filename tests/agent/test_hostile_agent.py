@@ -36,6 +36,20 @@ def test_special_files_are_left_out_and_recorded_and_setuid_bits_dropped(tmp_pat
     assert sorted(path.name for path in snapshot.iterdir()) == ["calc.py", "drop", "shared", "tool"]
 
 
+@pytest.mark.parametrize("level", CONTAINED)
+def test_names_that_are_no_utf8_crash_neither_the_run_nor_its_report(tmp_path, level):
+    done = scripted(tmp_path / "run", "--plant", "bad-names", extra=["--sandbox", level])
+    assert done.returncode == 0, done.stderr
+    assert states(tmp_path / "run") == [("done", True, True, True)] * 3
+    assert read_run(tmp_path / "run").checkpoint(1).left_out == ["pipe\\xff (a FIFO)"]
+    assert sorted(os.listdir(os.fsencode(tmp_path / "run/checkpoint_1/snapshot"))) == [b"caf\xe9.py", b"calc.py",
+                                                                                         b"link"]
+    patch = (tmp_path / "run/checkpoint_1/diff.patch").read_text()
+    assert "+++ b/caf\\xe9.py\n" in patch and "+-> \\xfe\n" in patch
+    report = scbench("report", tmp_path / "run", "--html", tmp_path / "report.html")
+    assert report.returncode == 0, report.stderr
+
+
 @pytest.mark.parametrize(("plant", "reason"), [
     ("sparse", "blob.bin holds 700,000,000 bytes, over the 10 MB of one file"),
     ("sparse-many", "104,500,276 bytes in all, over 100 MB"),  # 11 parts and calc.py
