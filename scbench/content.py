@@ -85,7 +85,7 @@ def _special(path: str) -> str | None:
     return next((kind for test, kind in SPECIAL_KINDS if test(mode)), None)
 
 
-def _copy_file(source: str, target: str) -> None:
+def copy_file(source: str | Path, target: str | Path) -> None:
     """Copy a regular file's bytes, then its permissions without setuid, setgid and sticky bits."""
     shutil.copyfile(source, target)
     os.chmod(target, os.stat(source).st_mode & PERMISSIONS)
@@ -104,7 +104,7 @@ def copy(source: Path, target: Path) -> list[str]:
                         for name, kind in found if kind)
         return ignored
 
-    shutil.copytree(source, target, symlinks=True, ignore=leave_out, copy_function=_copy_file)
+    shutil.copytree(source, target, symlinks=True, ignore=leave_out, copy_function=copy_file)
     for directory, _, _ in os.walk(target):
         os.chmod(directory, os.stat(directory).st_mode & PERMISSIONS)
     return sorted(left_out)

@@ -2,9 +2,12 @@
 takes of a solution."""
 
 import os
-import shutil
+import stat
+
+import pytest
 
 from scbench import content
+from scbench.sandbox.base import copy
 
 
 def test_content_leaves_out_products_caches_and_special_files_and_never_follows_a_link(tmp_path):
@@ -17,7 +20,7 @@ def test_content_leaves_out_products_caches_and_special_files_and_never_follows_
     os.mkfifo(root / "pipe")
     (root / "secret").symlink_to("/etc/shadow")
     (root / "linked_dir").symlink_to(root / "pkg")
-    shutil.copytree(root, tmp_path / "copy", symlinks=True, ignore=content.ignore)
+    assert content.copy(root, tmp_path / "copy") == ["pipe (a FIFO)"]
     expected = ["build.sh", "docs/build.md", "linked_dir", "main.py", "pkg/mod.py", "secret"]
     assert sorted(str(path.relative_to(root)) for path in content.walk(root)) == expected
     assert sorted(str(p.relative_to(tmp_path / "copy")) for p in content.walk(tmp_path / "copy")) == expected
@@ -36,3 +39,15 @@ def test_fingerprints_name_every_file_added_removed_or_changed(tmp_path):
     assert content.changes(before, content.fingerprint(tmp_path, ["Cargo.lock"])) == ["changed a", "removed b",
                                                                                      "added c"]
     assert content.digest(tmp_path) != content.digest(tmp_path, b"salt")
+
+
+@pytest.mark.parametrize("copier", [content.copy, copy], ids=["content", "sandbox copy_out"])
+def test_a_copy_keeps_no_setuid_setgid_or_sticky_bit(tmp_path, copier):
+    root = tmp_path / "workspace"
+    (root / "shared").mkdir(parents=True)
+    (root / "tool").write_text("#!/bin/sh\n")
+    for name, mode in (("tool", 0o4755), ("shared", 0o3775), ("", 0o1777)):
+        os.chmod(root / name, mode)
+    copier(root, tmp_path / "copy")
+    modes = [stat.S_IMODE((tmp_path / "copy" / name).stat().st_mode) for name in ("tool", "shared", "")]
+    assert modes == [0o755, 0o775, 0o777]

@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import pwd
 import random
-import shutil
 import socket
 import sys
 from abc import ABC, abstractmethod
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import urlsplit
 
+from scbench import content
 from scbench.paths import owned_tempdir, release
 from scbench.sandbox.cgroup import Cgroup, hierarchies
 from scbench.sandbox.egress import EgressProxy
@@ -260,11 +260,14 @@ class Sandbox(ABC):
 
 
 def copy(source: Path, target: Path) -> None:
-    """Copy the file or tree ``source`` to ``target``, symbolic links as links (none followed)."""
-    if source.is_dir() and not source.is_symlink():
-        shutil.copytree(source, target, symlinks=True)
+    """Copy the file or tree ``source`` to ``target`` as content is copied (:func:`scbench.content.copy`):
+    symbolic links as links (none followed), no setuid, setgid or sticky bit, no special file."""
+    if source.is_symlink():
+        target.symlink_to(os.readlink(source))
+    elif source.is_dir():
+        content.copy(source, target)
     else:
-        shutil.copy2(source, target, follow_symlinks=False)
+        content.copy_file(source, target)
 
 
 def host_variables(names: Iterable[str]) -> dict[str, str]:
