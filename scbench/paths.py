@@ -30,11 +30,14 @@ HELD: dict[Path, int] = {}
 
 
 def held(lock: Path) -> bool:
-    """Whether a live process holds ``lock`` (a temporary directory's lock file); ``False`` when it is gone."""
+    """Whether a live process holds ``lock`` (a temporary directory's lock file); ``False`` when it is gone, ``True``
+    when it is another user's (never this process's to remove)."""
     try:
         handle = os.open(lock, os.O_RDONLY)
     except FileNotFoundError:
         return False
+    except PermissionError:
+        return True
     try:
         fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:

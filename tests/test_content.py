@@ -1,12 +1,16 @@
 """A solution's content, defined once (scbench/content.py): what every copy, digest, snapshot and measurement
-takes of a solution."""
+takes of a solution; and the temporary directories those copies go to (scbench/paths.py)."""
 
 import os
 import stat
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from scbench import content
+from scbench.paths import held, owned_tempdir, release
 from scbench.sandbox.base import copy
 
 
@@ -51,3 +55,16 @@ def test_a_copy_keeps_no_setuid_setgid_or_sticky_bit(tmp_path, copier):
     copier(root, tmp_path / "copy")
     modes = [stat.S_IMODE((tmp_path / "copy" / name).stat().st_mode) for name in ("tool", "shared", "")]
     assert modes == [0o755, 0o775, 0o777]
+
+
+def test_a_temporary_directory_whose_owner_died_is_removed_at_the_next_start_and_no_other(tmp_path):
+    mine = owned_tempdir("scbench-test-")
+    dead = subprocess.run([sys.executable, "-c", "from scbench.paths import owned_tempdir; "
+                           "print(owned_tempdir('scbench-test-'))"], capture_output=True, text=True, check=True)
+    left = Path(dead.stdout.strip())  # its process ended without release(), as a SIGKILL leaves it
+    assert (left.is_dir(), held(left.with_suffix(".lock")), held(mine.with_suffix(".lock"))) == (True, False, True)
+    again = owned_tempdir("scbench-test-")
+    assert (left.exists(), left.with_suffix(".lock").exists(), mine.is_dir()) == (False, False, True)
+    for directory in (mine, again):
+        release(directory)
+    assert not mine.exists() and not mine.with_suffix(".lock").exists()
