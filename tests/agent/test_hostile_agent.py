@@ -85,7 +85,10 @@ def test_the_local_level_needs_an_explicit_opt_in(tmp_path):
 
 @pytest.mark.parametrize("level", ["local", *CONTAINED])
 def test_a_daemon_left_by_the_agent_dies_before_grading_and_forges_nothing(tmp_path, level):
-    results = tmp_path / "run/checkpoint_2/results.json"  # unsolved: the agent stops at checkpoint 1's solution
+    # The last checkpoint's results, unsolved (the agent stops at checkpoint 1's solution), are written after the
+    # last agent ended: only a daemon that outlived it could rewrite them. (At local, an agent that runs may
+    # rewrite earlier results itself: that is what marking the run uncontained says.)
+    results = tmp_path / "run/checkpoint_3/results.json"
     done = scripted(tmp_path / "run", "--freeze-after", "1", "--forge", str(results),
                     extra=["--sandbox", level, "--uncontained"])
     assert done.returncode == 0, done.stderr
