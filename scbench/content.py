@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Collection, Iterator
+import shutil
+import stat
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 PRODUCT_DIRS = frozenset({".venv", "venv", "node_modules", "target", "build"})
@@ -21,6 +24,15 @@ the cases of a prepared solution, never part of its content."""
 CACHE_DIRS = frozenset({"__pycache__", ".git", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
 """Directories of tools' caches and version control."""
 EXCLUDED_DIRS = PRODUCT_DIRS | CACHE_DIRS
+
+
+SPECIAL_KINDS: tuple[tuple[Callable[[int], bool], str], ...] = (
+    (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"))
+"""(test of a mode, what it is) of the special files content never holds."""
+PERMISSIONS = 0o777
+"""The mode bits a copy keeps: read, write and execute; never setuid, setgid nor sticky (a copy is written by
+scbench's user, root under a service: a kept setuid bit would make the agent's program run as root)."""
 
 
 def _kept(path: str) -> bool:
@@ -61,6 +73,82 @@ def ignore(directory: str, names: list[str]) -> set[str]:
     return {name for name in names if _left_out(os.path.join(directory, name))}
 
 
+def shown(relative: Path) -> str:
+    """``relative`` (a path of content) as text that can always be written: POSIX separators, a byte that is no
+    UTF-8 as ``\\xNN``."""
+    return os.fsencode(relative.as_posix()).decode(errors="backslashreplace")
+
+
+def _special(path: str) -> str | None:
+    """What ``path`` is when it is a special file (``a FIFO``, ...), else ``None``."""
+    mode = os.lstat(path).st_mode
+    return next((kind for test, kind in SPECIAL_KINDS if test(mode)), None)
+
+
+def copy_file(source: str | Path, target: str | Path) -> None:
+    """Copy a regular file's bytes, then its permissions without setuid, setgid and sticky bits."""
+    shutil.copyfile(source, target)
+    os.chmod(target, os.stat(source).st_mode & PERMISSIONS)
+
+
+def copy(source: Path, target: Path) -> list[str]:
+    """Copy ``source``'s content (:func:`ignore`) to ``target`` (which must not exist): links as links, never
+    followed; files and directories with their permissions but no setuid, setgid nor sticky bit. Returns the
+    special files left out, ``PATH (a FIFO)`` (relative, POSIX), sorted."""
+    left_out: list[str] = []
+
+    def leave_out(directory: str, names: list[str]) -> set[str]:
+        ignored = ignore(directory, names)
+        found = ((name, _special(os.path.join(directory, name))) for name in sorted(ignored))
+        left_out.extend(f"{shown(Path(directory, name).relative_to(source))} ({kind})"
+                        for name, kind in found if kind)
+        return ignored
+
+    shutil.copytree(source, target, symlinks=True, ignore=leave_out, copy_function=copy_file)
+    for directory, _, _ in os.walk(target):
+        os.chmod(directory, os.stat(directory).st_mode & PERMISSIONS)
+    return sorted(left_out)
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """How much content a snapshot may hold: ``files`` files and links, ``total_mb`` and ``file_mb`` megabytes
+    (10**6 bytes) in all and in one file. Sizes are apparent sizes (``st_size``): a sparse file counts as the
+    bytes it reads as, whatever it takes on disk."""
+
+    files: int = 2000
+    total_mb: float = 100
+    file_mb: float = 10
+
+
+SNAPSHOT_BOUNDS = Bounds()
+"""The bounds of an agent's snapshot: 2000 files, 100 MB, 10 MB in one file."""
+
+
+class TooLarge(Exception):
+    """Content over its :class:`Bounds`; the message says which bound and by how much."""
+
+
+def _over(count: int, total: int, largest: tuple[int, str], bounds: Bounds) -> str:
+    """Why content of ``count`` files, ``total`` bytes and the ``largest`` (bytes, name) is over ``bounds``."""
+    return next((why for over, why in (
+        (count > bounds.files, f"over {bounds.files} files"),
+        (largest[0] > bounds.file_mb * 1e6, f"{largest[1]} holds {largest[0]:,} bytes, over the {bounds.file_mb:g} MB "
+                                            "of one file"),
+        (total > bounds.total_mb * 1e6, f"{total:,} bytes in all, over {bounds.total_mb:g} MB")) if over), "")
+
+
+def check(root: Path, bounds: Bounds) -> None:
+    """Raise :class:`TooLarge` when ``root``'s content (:func:`walk`) is over ``bounds``; files are counted from
+    their metadata, never read, and the walk stops at the first file over a bound."""
+    count, total, largest = 0, 0, (0, "")
+    for path in walk(root):
+        size = path.lstat().st_size
+        count, total, largest = count + 1, total + size, max(largest, (size, shown(path.relative_to(root))))
+        if why := _over(count, total, largest, bounds):
+            raise TooLarge(why)
+
+
 def read_link_or_file(path: Path) -> bytes:
     """The bytes that stand for ``path`` in a digest: ``-> TARGET`` for a symbolic link (a solution's link is
     never followed on the host, where it could name any file), else the file's bytes."""
@@ -86,7 +174,7 @@ def digest(root: Path, salt: bytes = b"") -> str:
     """SHA-256 (hex) of ``salt`` and the names and contents of ``root``'s content: the solution's identity."""
     summed = hashlib.sha256(salt)
     for name, sha in sorted(fingerprint(root).items()):
-        summed.update(f"{name}\0{sha}\0".encode())
+        summed.update(f"{name}\0{sha}\0".encode(errors="surrogateescape"))  # a name as its bytes
     return summed.hexdigest()
 
 

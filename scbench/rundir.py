@@ -57,6 +57,10 @@ class CheckpointRecord(Model):
     agent_s: float | None = None
     eval_s: float | None = None
     total_s: float | None = Field(None, description="the whole step: prompt, agent, snapshot, diff, evaluation")
+    sandbox: str | None = Field(None, description="sandbox level its agent ran in")
+    cost_limit_usd: float | None = Field(None, description="the run's cost limit when its agent ran (null: none)")
+    left_out: list[str] = Field(default_factory=list, description="special files of the workspace left out of "
+                                "its snapshot: 'PATH (a FIFO)', a socket, a device")
 
 
 class RunRecord(Model):
@@ -68,18 +72,27 @@ class RunRecord(Model):
     model: str | None
     prompt: str = Field(description="prompt template (a template of scbench/prompts/templates/)")
     track: str
-    sandbox: str = Field(description="sandbox level of the agent and the cases: bwrap, docker or local "
-                                     "(each results.json says what it contained)")
+    sandbox: str = Field(description="sandbox level of the agent and the cases at the run's latest start: bwrap, "
+                                     "docker or local (each checkpoint records its agent's; each results.json says "
+                                     "what it contained)")
+    uncontained: bool = Field(False, description="an agent of this run ran at a level that contains nothing "
+                                                 "(local): it could have changed what was graded and recorded")
     problem: str
     bundle: str = Field(description="digest of the compiled bundle")
     started: str = Field(description="when the run started, ISO 8601 in UTC")
-    cost_limit_usd: float | None = None
+    cost_limit_usd: float | None = Field(None, description="at the run's latest start (each checkpoint "
+                                                          "records its agent's)")
     stop_reason: str | None = Field(None, description="why the run ended before its last checkpoint")
     checkpoints: list[CheckpointRecord]
 
     def checkpoint(self, number: int) -> CheckpointRecord:
         """The record of checkpoint ``number`` (1-based)."""
         return self.checkpoints[number - 1]
+
+    def settings(self) -> dict[str, str | float | None]:
+        """What a resumed run may change only when asked to (``--allow-changed-settings``): sandbox level and
+        cost limit."""
+        return {"sandbox": self.sandbox, "cost limit": self.cost_limit_usd}
 
     def identity(self) -> dict[str, str | None]:
         """What makes two runs the same experiment: agent, command, model, prompt template, track, problem."""

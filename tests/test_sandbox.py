@@ -24,9 +24,9 @@ from scbench.sandbox.local import Local
 from scbench.sandbox.process import base_environment
 from scbench.sandbox.registry import registry
 
-PROCESS_BOUND = {"local": False, "bwrap": bool(hierarchies()), "docker": True}
-"""Whether a level bounds the number of processes of a run: local does not (its documented gap),
-bwrap where a cgroup is writable."""
+PROCESS_BOUND = {"local": bool(hierarchies()), "bwrap": bool(hierarchies()), "docker": True}
+"""Whether a level bounds the number of processes of a run: local and bwrap where a cgroup is writable (local's
+documented gap otherwise)."""
 
 
 def python(box, workdir: Path, script: str, env: dict[str, str] | None = None, timeout: float = 20.0):

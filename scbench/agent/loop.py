@@ -13,18 +13,19 @@ again (its agent work is kept).
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from scbench import content
 from scbench.about import version
 from scbench.agent import snapshot
 from scbench.agent.invoke import Call, Outcome, call_agent
 from scbench.evaluate.junit import write_junit
 from scbench.evaluate.session import Target, evaluate, with_quality
+from scbench.paths import owned_tempdir, release
 from scbench.problem.bundle import Bundle
 from scbench.prompts.render import render_prompt
 from scbench.run.tracks import SetupError
@@ -50,7 +51,8 @@ class RunDirError(Exception):
 class Experiment:
     """One run's settings: the agent call (without budget), its name and model, the prompt
     template, the track, the sandbox level asked for (``None``: the default), the cost limit in
-    dollars (``None``: none) and the cases run in parallel."""
+    dollars (``None``: none), the cases run in parallel, and whether a resumed run may change its sandbox level
+    and cost limit."""
 
     call: Call
     agent_name: str
@@ -60,6 +62,7 @@ class Experiment:
     sandbox: str | None = None
     cost_limit_usd: float | None = None
     jobs: int | None = None
+    allow_changed_settings: bool = False
 
 
 def now() -> str:
@@ -76,7 +79,8 @@ def fresh_record(bundle: Bundle, experiment: Experiment) -> RunRecord:
     return RunRecord(scbench=version(), agent=experiment.agent_name, command=experiment.call.agent.command,
                      model=experiment.model, prompt=experiment.template, track=experiment.track,
                      sandbox=experiment.call.level.name, problem=bundle.config.name, bundle=bundle.digest,
-                     started=now(), cost_limit_usd=experiment.cost_limit_usd, checkpoints=checkpoints)
+                     started=now(), cost_limit_usd=experiment.cost_limit_usd, checkpoints=checkpoints,
+                     uncontained=not experiment.call.level.contained)
 
 
 def _kept(old: CheckpointRecord, new: CheckpointRecord, log: Callable[[str], None]) -> CheckpointRecord | None:
@@ -103,6 +107,16 @@ def _same_experiment(run_dir: Path, old: RunRecord, fresh: RunRecord) -> None:
                           "resume it with the same settings or choose another --out")
 
 
+def _same_settings(run_dir: Path, old: RunRecord, fresh: RunRecord, allowed: bool) -> None:
+    """Raise :class:`RunDirError` when ``fresh`` changes ``old``'s sandbox level or cost limit and that is not
+    ``allowed``."""
+    changed = [f"{key} {was!r} (now {fresh.settings()[key]!r})" for key, was in old.settings().items()
+               if was != fresh.settings()[key]]
+    if changed and not allowed:
+        raise RunDirError(f"{run_dir} ran with {'; '.join(changed)}: resume it with the same --sandbox and "
+                          "--cost-limit, or add --allow-changed-settings (each checkpoint records its own)")
+
+
 def _kept_prefix(old: RunRecord, fresh: RunRecord, log: Callable[[str], None]) -> list[CheckpointRecord]:
     """The records of ``old`` kept, checkpoint by checkpoint, up to the first that must run again
     (all run again when the problem's checkpoints are not the same)."""
@@ -117,12 +131,14 @@ def _kept_prefix(old: RunRecord, fresh: RunRecord, log: Callable[[str], None]) -
     return kept
 
 
-def resumed_record(run_dir: Path, fresh: RunRecord, log: Callable[[str], None]) -> RunRecord:
+def resumed_record(run_dir: Path, fresh: RunRecord, log: Callable[[str], None], allowed: bool = False) -> RunRecord:
     """``fresh`` with the complete checkpoints of the run in ``run_dir`` kept, up to the first that
     must run again; the directories of the others are removed (said on ``log``). Raises
-    :class:`RunDirError` when that run is another experiment."""
+    :class:`RunDirError` when that run is another experiment, or ran with other settings (sandbox level, cost
+    limit) and changing them is not ``allowed``."""
     old = read_run(run_dir)
     _same_experiment(run_dir, old, fresh)
+    _same_settings(run_dir, old, fresh, allowed)
     kept = _kept_prefix(old, fresh, log)
     rest = fresh.checkpoints[len(kept):]
     for new in rest:
@@ -130,7 +146,8 @@ def resumed_record(run_dir: Path, fresh: RunRecord, log: Callable[[str], None]) 
             shutil.rmtree(checkpoint_dir(run_dir, new.number))
     if rest:
         log(f"resuming at {rest[0].name}")
-    return fresh.model_copy(update={"started": old.started, "checkpoints": kept + rest})
+    return fresh.model_copy(update={"started": old.started, "checkpoints": kept + rest,
+                                    "uncontained": fresh.uncontained or old.uncontained})
 
 
 def open_run(run_dir: Path, bundle: Bundle, experiment: Experiment, resume: bool,
@@ -145,7 +162,7 @@ def open_run(run_dir: Path, bundle: Bundle, experiment: Experiment, resume: bool
         return fresh
     if not resume:
         raise RunDirError(f"{run_dir} holds a run already: add --resume to continue it, or choose another --out")
-    return resumed_record(run_dir, fresh, log)
+    return resumed_record(run_dir, fresh, log, experiment.allow_changed_settings)
 
 
 @dataclass
@@ -202,17 +219,24 @@ def grade(session: Session, number: int) -> None:
     session.save(number, status="done", evaluation_error=error, eval_s=round(time.monotonic() - started, 3))
 
 
-def record_outcome(session: Session, number: int, outcome: Outcome) -> None:
+def record_outcome(session: Session, number: int, outcome: Outcome) -> str | None:
     """Write checkpoint ``number``'s trajectory, standard error, usage, snapshot and diff (the
-    outcome's output is redacted already; the snapshot is redacted as it is taken)."""
+    outcome's output is redacted already; the snapshot is redacted as it is taken) and record the special
+    files left out of the snapshot. Returns why the snapshot was refused (``None``: it was taken)."""
     directory = checkpoint_dir(session.run_dir, number)
     name = "trajectory.jsonl" if session.experiment.call.agent.output == "jsonl" else "trajectory.txt"
     (directory / name).write_bytes(outcome.result.stdout)
     (directory / "stderr.txt").write_bytes(outcome.result.stderr)
     (directory / "usage.json").write_text(outcome.usage.model_dump_json(indent=2))
-    snapshot.take(session.area / "workspace", directory / "snapshot", session.experiment.call.secret_values())
+    try:
+        left_out = snapshot.take(session.area / "workspace", directory / "snapshot",
+                                 session.experiment.call.secret_values())
+    except content.TooLarge as refused:
+        return f"the workspace was not snapshotted: {refused}"
+    session.save(number, left_out=left_out)
     patch, _ = snapshot.diff(session.snapshot_of(number - 1), directory / "snapshot")
     (directory / "diff.patch").write_text(patch, encoding="utf-8")
+    return None
 
 
 def attempt(session: Session, number: int) -> str | None:
@@ -225,18 +249,19 @@ def attempt(session: Session, number: int) -> str | None:
     directory.mkdir()
     prompt = render_prompt(session.bundle, number, session.experiment.template, session.experiment.track)
     (directory / "prompt.md").write_text(prompt, encoding="utf-8")
-    session.save(number, status="running", started=now(), stop_reason=None)
+    session.save(number, status="running", started=now(), stop_reason=None, sandbox=session.record.sandbox,
+                 cost_limit_usd=session.record.cost_limit_usd)
     session.log(f"{record.name}: agent {session.record.agent} running")
     budget = None if session.experiment.cost_limit_usd is None else session.experiment.cost_limit_usd - session.spent()
     outcome = call_agent(replace(session.experiment.call, budget_usd=budget), session.area, number, prompt)
-    record_outcome(session, number, outcome)
-    if outcome.stop_reason:
-        session.save(number, status="failed", stop_reason=outcome.stop_reason, agent_s=outcome.usage.wall_s)
+    reason = record_outcome(session, number, outcome) or outcome.stop_reason
+    if reason:
+        session.save(number, status="failed", stop_reason=reason, agent_s=outcome.usage.wall_s)
     else:
         session.save(number, status="evaluating", agent_s=outcome.usage.wall_s)
         grade(session, number)
     session.save(number, total_s=round(time.monotonic() - started, 3))
-    return f"{record.name}: {outcome.stop_reason}" if outcome.stop_reason else None
+    return f"{record.name}: {reason}" if reason else None
 
 
 def _stop(session: Session, reason: str, after: int) -> None:
@@ -254,11 +279,11 @@ def run_problem(run_dir: Path, bundle: Bundle, experiment: Experiment, resume: b
     :func:`open_run`)."""
     record = open_run(run_dir, bundle, experiment, resume, log)
     record.stop_reason = None
-    area = Path(tempfile.mkdtemp(prefix="scbench-agent-"))
+    area = owned_tempdir("scbench-agent-")
     session = Session(run_dir, record, bundle, experiment, area, log)
     last = session.snapshot_of(sum(cp.status in COMPLETE for cp in record.checkpoints))  # the kept prefix
     if last:
-        shutil.copytree(last, area / "workspace", symlinks=True)
+        content.copy(last, area / "workspace")
     else:
         (area / "workspace").mkdir()
     write_run(run_dir, record)
@@ -270,5 +295,5 @@ def run_problem(run_dir: Path, bundle: Bundle, experiment: Experiment, resume: b
                 _stop(session, reason, cp.number)
                 break
     finally:
-        shutil.rmtree(area)
+        release(area)
     return session.record

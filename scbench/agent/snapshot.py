@@ -7,32 +7,84 @@ symbolic links are copied as links, never followed.
 
 from __future__ import annotations
 
+import base64
 import difflib
 import os
-import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote, quote_plus
 
 from scbench import content
 
+SHORTEST_FORM = 8
+"""The shortest encoded form of a secret that is redacted (bytes): a shorter one matches ordinary text."""
+URL_SAFE = bytes.maketrans(b"+/", b"-_")
+
+
+def _base64_cores(value: bytes) -> Iterator[bytes]:
+    """The base64 characters that ``value`` alone decides, wherever it starts in an encoded stream (at each of
+    the three byte offsets of a base64 group), in the standard and the URL-safe alphabet."""
+    for shift in range(3):
+        encoded = base64.b64encode(bytes(shift) + value)
+        core = encoded[-(-8 * shift // 6):8 * (shift + len(value)) // 6]  # characters of value's bits only
+        yield from (core, core.translate(URL_SAFE))
+
+
+def forms(value: str) -> list[bytes]:
+    """The ways ``value`` may be written: itself, in lower and upper case hex, URL-encoded (``%20`` and ``+``
+    for spaces) and in base64 at any offset (:func:`_base64_cores`); encoded forms shorter than
+    :data:`SHORTEST_FORM` are left out. Longest first, so a longer form is replaced before one inside it."""
+    raw = value.encode()
+    encoded = {raw.hex().encode(), raw.hex().upper().encode(), quote(value, safe="").encode(),
+               quote_plus(value, safe="").encode(), *_base64_cores(raw)}
+    return sorted({raw} | {form for form in encoded if len(form) >= SHORTEST_FORM}, key=len, reverse=True)
+
 
 def redact(data: bytes, secrets: Iterable[tuple[str, str]]) -> bytes:
-    """``data`` with each secret's value replaced by ``[NAME]``; ``secrets`` are ``(name, value)`` pairs."""
+    """``data`` with each secret's value, in each of its :func:`forms`, replaced by ``[NAME]``; ``secrets`` are
+    ``(name, value)`` pairs."""
     for name, value in secrets:
-        data = data.replace(value.encode(), f"[{name}]".encode())
+        for form in forms(value) if value else ():
+            data = data.replace(form, f"[{name}]".encode())
     return data
 
 
-def take(workspace: Path, target: Path, secrets: Iterable[tuple[str, str]] = ()) -> None:
-    """Copy ``workspace`` to ``target`` (which must not exist) without set-up products, every
-    secret value in a file replaced by its name (:func:`redact`); links are copied, never read."""
-    shutil.copytree(workspace, target, symlinks=True, ignore=content.ignore)
+def _redacted(name: str, secrets: list[tuple[str, str]]) -> str:
+    return os.fsdecode(redact(os.fsencode(name), secrets))
+
+
+def _redact_names(root: Path, secrets: list[tuple[str, str]]) -> None:
+    """Redact every file name, directory name and link target under ``root`` (deepest first)."""
+    for directory, dirs, names in os.walk(root, topdown=False):
+        for name in [*names, *dirs]:
+            path = Path(directory, name)
+            if path.is_symlink() and (target := _redacted(os.readlink(path), secrets)) != os.readlink(path):
+                path.unlink()
+                path.symlink_to(target)
+            if (clean := _redacted(name, secrets)) != name:
+                path.rename(path.with_name(clean))
+
+
+def take(workspace: Path, target: Path, secrets: Iterable[tuple[str, str]] = ()) -> list[str]:
+    """Copy ``workspace`` to ``target`` (which must not exist) as :func:`scbench.content.copy` does (no set-up
+    products, special files or setuid bits), every secret value in a file, a file name or a link's target
+    replaced by its name (:func:`redact`); links are copied, never read. Returns the special files left out
+    (``PATH (a FIFO)``).
+    Raises :class:`scbench.content.TooLarge`, copying nothing, when the workspace is over
+    :data:`scbench.content.SNAPSHOT_BOUNDS`."""
     pairs = [(name, value) for name, value in secrets if value]
+    try:
+        content.check(workspace, content.SNAPSHOT_BOUNDS)
+    except content.TooLarge as refused:  # its message names a file
+        raise content.TooLarge(redact(str(refused).encode(), pairs).decode()) from None
+    left_out = content.copy(workspace, target)
+    _redact_names(target, pairs)
     for path in [path for path in files(target) if pairs and not path.is_symlink()]:
         data = path.read_bytes()
-        if any(value.encode() in data for _, value in pairs):
-            path.write_bytes(redact(data, pairs))
+        if (clean := redact(data, pairs)) != data:
+            path.write_bytes(clean)
+    return [redact(entry.encode(), pairs).decode() for entry in left_out]
 
 
 def files(root: Path | None) -> list[Path]:
@@ -49,7 +101,7 @@ def _lines(path: Path | None) -> list[str] | None:
     if path is None:
         return []
     if path.is_symlink():
-        return [f"-> {os.readlink(path)}\n"]
+        return [f"-> {os.fsencode(os.readlink(path)).decode(errors='backslashreplace')}\n"]
     try:
         return path.read_text(encoding="utf-8").splitlines(keepends=True)
     except UnicodeDecodeError:
@@ -68,8 +120,8 @@ class FileChange:
 
 
 def _pairs(before: Path | None, after: Path) -> list[tuple[str, Path | None, Path | None]]:
-    old = {path.relative_to(before).as_posix(): path for path in files(before)} if before else {}
-    new = {path.relative_to(after).as_posix(): path for path in files(after)}
+    old = {content.shown(path.relative_to(before)): path for path in files(before)} if before else {}
+    new = {content.shown(path.relative_to(after)): path for path in files(after)}
     return [(name, old.get(name), new.get(name)) for name in sorted(old.keys() | new.keys())]
 
 
@@ -100,7 +152,7 @@ def _file_diff(name: str, old: Path | None, new: Path | None) -> tuple[list[str]
 
 def diff(before: Path | None, after: Path) -> tuple[str, list[FileChange]]:
     """The unified diff from snapshot ``before`` (``None``: the empty workspace) to ``after``, with
-    one :class:`FileChange` per file that differs."""
+    one :class:`FileChange` per file that differs; names as :func:`scbench.content.shown` writes them."""
     text, changes = [], []
     for name, old, new in _pairs(before, after):
         lines, change = _file_diff(name, old, new)

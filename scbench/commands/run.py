@@ -39,14 +39,21 @@ def _agent(name: str | None, command: str | None, usage: str, stdin: bool) -> Ag
     return agent
 
 
-def _usable(console: Console, chosen: Agent, name: str | None, prompt: str, track: str, sandbox: str | None) -> None:
-    """Raise a usage error for an unknown prompt template or track, a sandbox level this machine lacks, or an
-    agent whose credentials are not set."""
+def _usable(console: Console, chosen: Agent, name: str | None, prompt: str, track: str, sandbox: str | None,
+            uncontained: bool) -> None:
+    """Raise a usage error for an unknown prompt template or track, a sandbox level this machine lacks or that
+    contains nothing without ``uncontained``, or an agent whose credentials are not set."""
     from scbench.prompts.render import templates
+    from scbench.sandbox.registry import choose
     if prompt not in templates():
         raise unknown_value("template", prompt, templates(), "--prompt")
     known_track(track)
     usable_sandbox(console, sandbox)
+    if not (choose(sandbox).contained or uncontained):
+        raise typer.BadParameter(f"the {choose(sandbox).name} level contains nothing: the agent would run as "
+                                 "you, and could change the grades and records of this run; add --uncontained to "
+                                 "run it anyway (the run and its reports are marked uncontained), or install "
+                                 "bwrap or Docker (scbench sandbox list)", param_hint="--sandbox")
     missing = chosen.missing_secrets()
     if missing:
         raise typer.BadParameter(f"agent {name} needs a credential: {missing}", param_hint="--agent")
@@ -115,6 +122,11 @@ def run(
                                                          "HTTPS besides its entry's (repeatable)")] = None,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run in parallel "
                                              "[default: CPU count + 1]")] = None,
+    uncontained: Annotated[bool, typer.Option("--uncontained", help="run at the local level, which contains "
+                                              "nothing (the run and its reports say so)")] = False,
+    allow_changed_settings: Annotated[bool, typer.Option(
+        "--allow-changed-settings", help="with --resume: go on under another --sandbox or --cost-limit "
+                                         "(each checkpoint records its own)")] = False,
 ) -> None:
     """Run an agent through every checkpoint of a problem: per checkpoint the rendered prompt, the
     agent in a fresh sandbox on its own previous workspace, then its snapshot, diff, grading with
@@ -131,13 +143,13 @@ def run(
     from scbench.sandbox.registry import choose
     chosen = _agent(agent, agent_command, usage, stdin)
     console = stderr_console()
-    _usable(console, chosen, agent, prompt, track, sandbox)
+    _usable(console, chosen, agent, prompt, track, sandbox, uncontained)
     bundle = load_bundle(problem)
     name = agent or name
     run_dir = out or Path("runs") / f"{bundle.config.name}-{name}-{datetime.now(UTC):%Y%m%dT%H%M%S}"
     call = Call(chosen, timeout or chosen.timeout_s, _values(chosen, model, snapshots), tuple(secret or ()),
                 tuple(env or ()), choose(sandbox), hosts=tuple(allow_host or ()), registries=tracks()[track].hosts())
-    experiment = Experiment(call, name, model, prompt, track, sandbox, cost_limit, jobs)
+    experiment = Experiment(call, name, model, prompt, track, sandbox, cost_limit, jobs, allow_changed_settings)
     signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))  # clean up as for Ctrl-C
     try:
         record = run_problem(run_dir, bundle, experiment, resume, lambda line: print_plain(console, line))

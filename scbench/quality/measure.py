@@ -13,6 +13,10 @@ from scbench.quality.metrics import erosion, verbosity
 from scbench.quality.model import Flag, QualityReport, SourceFacts
 from scbench.quality.treesitter import TreeSitterAdapter
 
+MEASURED_BYTES = 512 * 1024
+"""The largest source file measured (bytes): a larger one is listed in ``QualityReport.skipped`` (parsing and
+matching rules on megabytes of generated code takes minutes and gigabytes, and says nothing of its design)."""
+
 
 def _walk_files(root: Path) -> Iterator[Path]:
     """The files measured under ``root``: its content (:mod:`scbench.content`, set-up products and caches
@@ -56,8 +60,8 @@ def measure(path: Path, language: str | None = None) -> QualityReport:
 
     ``language`` restricts the measurement to one language of the registry (names as in ``adapters/``);
     otherwise every file whose extension a language table claims is measured. Files that cannot be parsed
-    or are nested too deeply to measure (:data:`SKIP_REASONS`) are listed in ``QualityReport.skipped``.
-    Raises LookupError for an unknown language.
+    or are nested too deeply to measure (:data:`SKIP_REASONS`) and files over :data:`MEASURED_BYTES` are
+    listed in ``QualityReport.skipped``. Raises LookupError for an unknown language.
     Formulas: SlopCodeBench paper eq. 2-4, see :mod:`scbench.quality.metrics`.
     """
     registry = languages()
@@ -67,6 +71,9 @@ def measure(path: Path, language: str | None = None) -> QualityReport:
     skipped: list[tuple[str, str]] = []
     for file, adapter in discover(path, adapters):
         name = _relative(file, path)
+        if (size := file.stat().st_size) > MEASURED_BYTES:
+            skipped.append((name, f"{size:,} bytes, over the {MEASURED_BYTES // 1024} KiB of a measured file"))
+            continue
         try:
             file_facts, file_flags = _file(file, name, adapter)
         except tuple(SKIP_REASONS) as error:

@@ -17,7 +17,7 @@ from scbench.report import text
 from scbench.report.figures import groups
 from scbench.report.model import MEASURES, Report
 from scbench.report.plots import phase_plot, problem_plot
-from scbench.report.terminal import missing_notes
+from scbench.report.terminal import missing_notes, uncontained_notes
 from scbench.rundir import checkpoint_dir
 
 FAILING_SHOWN = 30
@@ -44,5 +44,6 @@ def render_html(report: Report) -> str:
         problems.setdefault(run.problem, []).append(run)
     plots = [problem_plot(problem, runs) for problem, runs in problems.items()] + [phase_plot(groups(report.runs))]
     return environment.get_template("report.html.j2").render(
-        report=report, text=text, measures=MEASURES, notes=missing_notes(report.table), plots=plots,
+        report=report, text=text, measures=MEASURES, notes=missing_notes(report.table),
+        uncontained=uncontained_notes(report.runs), plots=plots,
         prompts=_prompts(report), failing_shown=FAILING_SHOWN)

@@ -97,4 +97,4 @@ def load_run(run_dir: Path) -> RunSummary:
     points = [point(run_dir, cp, len(record.checkpoints)) for cp in record.checkpoints]
     return RunSummary(path=str(run_dir), agent=record.agent, model=record.model, prompt=record.prompt,
                       track=record.track, problem=record.problem, bundle=record.bundle, sandbox=record.sandbox,
-                      stop_reason=record.stop_reason, points=points)
+                      uncontained=record.uncontained, stop_reason=record.stop_reason, points=points)

@@ -146,7 +146,8 @@ class Point(Model):
 
 
 class RunSummary(Model):
-    """One run directory: who ran what, why it ended early (if it did), and its checkpoints."""
+    """One run directory: who ran what, whether its agent was contained, why it ended early (if it did), and its
+    checkpoints."""
 
     path: str
     agent: str
@@ -156,6 +157,8 @@ class RunSummary(Model):
     problem: str
     bundle: str
     sandbox: str
+    uncontained: bool = Field(False, description="an agent of the run ran at a level that contains nothing: it "
+                                                 "could have changed its own grades")
     stop_reason: str | None
     points: list[Point]
 

@@ -38,6 +38,12 @@ def missing_notes(rows: list[TableRow]) -> list[str]:
             for row in rows for key in MEASURES if (figure := getattr(row.figures, key)).missing]
 
 
+def uncontained_notes(runs: list[RunSummary]) -> list[str]:
+    """One line per run whose agent ran at a level that contains nothing: its grades may be its own doing."""
+    return [f"{run.path}: its agent ran uncontained (sandbox local): it could have changed what was graded and "
+            "recorded, so its figures are not evidence" for run in runs if run.uncontained]
+
+
 def phase_table(report: Report) -> Table:
     """The figures per progress phase."""
     table = Table(title="Progress phases (Start, Early, Mid, Late, Final)")
@@ -53,7 +59,7 @@ def phase_table(report: Report) -> Table:
 def run_table(run: RunSummary) -> Table:
     """One run, one row per checkpoint."""
     table = Table(title=f"{run.path}: {text.row_name(run.agent, run.model, run.prompt)} on {run.problem} "
-                        f"({run.track}, {run.sandbox})")
+                        f"({run.track}, {run.sandbox}{', UNCONTAINED' if run.uncontained else ''})")
     for column in ("checkpoint", "phase", "status", "strict", "iso.", "core", *MEASURES, "reason"):
         table.add_column(column, justify="left" if column in ("checkpoint", "phase", "status", "reason") else "right")
     for p in run.points:
@@ -67,6 +73,8 @@ def print_report(console: Console, report: Report) -> None:
     console.print(table_1(report))
     for note in missing_notes(report.table):
         console.print(f"  missing: {note}", highlight=False)
+    for note in uncontained_notes(report.runs):
+        console.print(f"  [bold red]UNCONTAINED[/]: {note}", highlight=False)
     console.print(phase_table(report))
     for run in report.runs:
         console.print(run_table(run))

@@ -211,7 +211,7 @@ def prepare(solution: Path, track_name: str, entry_file: str, level: type[Sandbo
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not ready.exists():
             shutil.rmtree(target, ignore_errors=True)
-            shutil.copytree(solution, target, symlinks=True, ignore=content.ignore)
+            content.copy(solution, target)
             _set_up(track, target, values, level)
             ready.touch()
     return Prepared(target, resolve_entry(track.entry, target, values))

@@ -74,7 +74,7 @@ def mirror(solution: Path, target: Path) -> Path:
     """A private copy of ``solution`` at ``target``: its content copied (:mod:`scbench.content`), its
     top-level set-up product directories (shared by every case) linked, caches left out; a mirror of a mirror
     keeps the links the copy brought along. Returns ``target``."""
-    shutil.copytree(solution, target, symlinks=True, ignore=content.ignore)
+    content.copy(solution, target)
     for name in sorted(content.PRODUCT_DIRS):
         if (solution / name).is_dir() and not (target / name).is_symlink():
             (target / name).symlink_to(solution / name)

@@ -24,10 +24,8 @@ from __future__ import annotations
 import os
 import pwd
 import random
-import shutil
 import socket
 import sys
-import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -35,6 +33,9 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import urlsplit
 
+from scbench import content
+from scbench.paths import owned_tempdir, release
+from scbench.sandbox.cgroup import Cgroup, hierarchies
 from scbench.sandbox.egress import EgressProxy
 from scbench.sandbox.limits import Limits
 from scbench.sandbox.process import Process, ProcessResult
@@ -121,7 +122,8 @@ class Sandbox(ABC):
     ``stop``). ``contains`` and ``gaps`` say plainly what the level contains and what not;
     ``python`` is the interpreter track setup uses inside; ``owner`` the uid and gid runs write
     as, when they differ from scbench's own; ``tracks`` the tracks it has toolchains for
-    (``None``: the host's); ``confines_network`` whether runs have no network but the egress."""
+    (``None``: the host's); ``confines_network`` whether runs have no network but the egress; ``contained``
+    whether it contains anything at all (``local`` does not: runs may change anything scbench's user may)."""
 
     name: ClassVar[str]
     contains: ClassVar[tuple[str, ...]] = ()
@@ -130,6 +132,7 @@ class Sandbox(ABC):
     owner: ClassVar[tuple[int, int] | None] = None
     tracks: ClassVar[tuple[str, ...] | None] = None
     confines_network: ClassVar[bool] = True
+    contained: ClassVar[bool] = True
 
     def __init__(self, limits: Limits = DEFAULT_LIMITS, visible: Sequence[Path] = (), network: Sequence[str] = (),
                  writable: Sequence[Path] = (), parallel: int = 1):
@@ -165,13 +168,20 @@ class Sandbox(ABC):
                 "LANG": "C.UTF-8"}
 
     def start(self) -> Sandbox:
-        """Make the sandbox ready to run commands (a fresh ``scratch``, and the egress proxy when
-        runs may reach ``network`` and the level confines it); returns it."""
-        self.scratch = Path(tempfile.mkdtemp(prefix="scbench-"))
+        """Make the sandbox ready to run commands (a fresh ``scratch``, removed at the next start of any scbench
+        should this one be killed, and the egress proxy when runs may reach ``network`` and the level confines
+        it); returns it."""
+        self.scratch = owned_tempdir("scbench-")
         if self.network and self.confines_network:
             self.egress = EgressProxy(self.scratch / "egress.sock", self.network, self.refused.append).start()
             os.chmod(self.egress.server_address, 0o777)  # runs connect to it as RUN_UID
         return self
+
+    def cgroup(self) -> Cgroup | None:
+        """A fresh cgroup for one run's whole tree, bounded by the limits' memory and process count (``None``
+        where no cgroup is writable): a run joins it before it starts anything, and every process in it is
+        killed with the run, daemons included (:meth:`Cgroup.remove`)."""
+        return Cgroup(self.limits.memory_mb * 1024 * 1024, self.limits.processes) if hierarchies() else None
 
     def reaching(self, argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
         """``argv`` and ``env`` of a run that may reach ``network`` through the egress proxy: started after
@@ -195,7 +205,7 @@ class Sandbox(ABC):
             self.egress.stop()
             self.egress = None
         if self.scratch is not None:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            release(self.scratch)
             self.scratch = None
 
     def __enter__(self) -> Sandbox:
@@ -250,11 +260,14 @@ class Sandbox(ABC):
 
 
 def copy(source: Path, target: Path) -> None:
-    """Copy the file or tree ``source`` to ``target``, symbolic links as links (none followed)."""
-    if source.is_dir() and not source.is_symlink():
-        shutil.copytree(source, target, symlinks=True)
+    """Copy the file or tree ``source`` to ``target`` as content is copied (:func:`scbench.content.copy`):
+    symbolic links as links (none followed), no setuid, setgid or sticky bit, no special file."""
+    if source.is_symlink():
+        target.symlink_to(os.readlink(source))
+    elif source.is_dir():
+        content.copy(source, target)
     else:
-        shutil.copy2(source, target, follow_symlinks=False)
+        content.copy_file(source, target)
 
 
 def host_variables(names: Iterable[str]) -> dict[str, str]:

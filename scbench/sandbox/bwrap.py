@@ -25,7 +25,7 @@ from functools import cache
 from pathlib import Path
 
 from scbench.sandbox.base import RELAY, RUN_OWNER, RUN_UID, Sandbox, run_uid_refusal
-from scbench.sandbox.cgroup import Cgroup, hierarchies
+from scbench.sandbox.cgroup import hierarchies
 from scbench.sandbox.process import HostProcess, Process
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
@@ -141,7 +141,7 @@ class Bwrap(Sandbox):
 
     def spawn(self, argv: list[str], cwd: Path, env: dict[str, str], writable: Path,
               stdin: bytes | None = None) -> Process:
-        cgroup = Cgroup(self.limits.memory_mb * 1024 * 1024, self.limits.processes) if hierarchies() else None
+        cgroup = self.cgroup()
         prefix = cgroup.prefix() if cgroup else []
         argv, env = self.reaching(argv, env)
         return HostProcess(prefix + self._argv(argv, cwd, writable), cwd, env, stdin, self.limits.output_bytes,

@@ -29,6 +29,7 @@ import uuid
 from functools import cache
 from pathlib import Path
 
+from scbench.paths import held
 from scbench.sandbox.base import RELAY, RUN_OWNER, RUN_UID, Sandbox, run_uid_refusal
 from scbench.sandbox.limits import MIB
 from scbench.sandbox.process import MARKER, BoundedReader, Process, signal_from_shell_status
@@ -37,6 +38,8 @@ IMAGE = os.environ.get("SCBENCH_DOCKER_IMAGE", "scbench-sandbox:3")
 """The image runs use; ``scbench sandbox build-image`` builds it. Its tag is the version of the
 recipe (:mod:`scbench.sandbox.image`): a changed recipe gets a new tag, so that machines build it."""
 
+LOCK_LABEL = "scbench.lock"
+"""The label naming the lock of the scratch directory of a container's sandbox: held while its scbench lives."""
 ENGINE_DEADLINE_S = 30.0
 """Seconds the engine may take to start an exec, or to report one ended after its process exited."""
 TRUST_STORE = Path("/etc/ssl/certs/ca-certificates.crt")
@@ -77,6 +80,16 @@ def _until(ready, what: str) -> dict:
 
 EXITING = ""
 """The marker :func:`container_processes` gives a process whose environment is gone."""
+
+
+def reap_stale() -> list[str]:
+    """Remove the containers whose scbench died without removing them (a SIGKILL): those labelled with the lock
+    of a scratch directory no live process holds (:func:`scbench.paths.held`). Returns their ids."""
+    stale = [container for container in client().containers.list(all=True, filters={"label": LOCK_LABEL})
+             if not held(Path(container.labels[LOCK_LABEL]))]
+    for container in stale:
+        container.remove(force=True)
+    return [container.id for container in stale]
 
 
 def container_processes(container_id: str) -> dict[int, tuple[int, str | None]]:
@@ -178,7 +191,8 @@ class Docker(Sandbox):
     python = "python3"
     tracks = ("python", "node")
     owner = RUN_OWNER
-    contains = ("processes: a container per solution and checkpoint, removed with every process in it",
+    contains = ("processes: a container per solution and checkpoint, removed with every process in it (one whose "
+                "scbench was killed is removed when the next docker sandbox starts)",
                 "files: the image's root read-only, the run's own directories writable, a private /tmp",
                 "network: none for cases; set-up (and agents) reach only their allowed hosts over HTTPS, "
                 "through the egress proxy",
@@ -221,6 +235,7 @@ class Docker(Sandbox):
         return {path: {"bind": path, "mode": mode} for path, mode in shown.items()}
 
     def start(self) -> Docker:
+        reap_stale()
         super().start()
         self.own(self.scratch)
         limits = self.limits.scaled(self.parallel)
@@ -229,7 +244,8 @@ class Docker(Sandbox):
             network_mode="none", read_only=True, tmpfs={"/tmp": ""},
             cap_drop=["ALL"], security_opt=["no-new-privileges"], mem_limit=limits.memory_mb * MIB,
             memswap_limit=limits.memory_mb * MIB, pids_limit=limits.processes, volumes=self._volumes(),
-            environment={MARKER: "container"}, labels={"scbench": "sandbox"})
+            environment={MARKER: "container"},
+            labels={"scbench": "sandbox", LOCK_LABEL: str(self.scratch.with_suffix(".lock"))})
         return self
 
     def stop(self) -> None:

@@ -120,7 +120,7 @@ def test_a_terminated_run_leaves_no_agent_process_behind_even_without_a_sandbox(
     stall = os.path.relpath(tmp_path / "stall", ROOT)
     argv = [sys.executable, "-m", "scbench", "run", str(CALC), "--agent-command",
             f"{{python}} {SCRIPTED} {{snapshots}} {{checkpoint}} --stall-at 1 {stall}", "--snapshots", str(REFERENCES),
-            "--out", str(tmp_path / "run"), "--sandbox", "local"]
+            "--out", str(tmp_path / "run"), "--sandbox", "local", "--uncontained"]
     process = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     while not processes_with(f"--stall-at 1 {tmp_path / 'stall'}"):
         assert process.poll() is None, process.stderr.read()
@@ -214,7 +214,7 @@ def test_an_agent_over_its_time_limit_is_stopped(tmp_path):
 @pytest.mark.parametrize("level", ["local", "bwrap", "docker"])
 def test_an_agent_command_that_cannot_start_ends_the_run_with_the_reason(tmp_path, level):
     done = scbench("run", CALC, "--agent-command", "no-such-agent {prompt_file}", "--out", tmp_path / "run",
-                   "--sandbox", level)
+                   "--sandbox", level, "--uncontained")
     assert done.returncode == 1
     assert read_run(tmp_path / "run").checkpoint(1).stop_reason == \
         "the agent exited with code 127: prlimit: failed to execute no-such-agent: No such file or directory"
