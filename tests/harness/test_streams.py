@@ -24,6 +24,8 @@ EXPECTED = {
     "claude-code.rate_limit.jsonl": (0, 0, 0, 0, None, 0, 0, 0, 1, None, (
         "rate_limit", "429 API Error: Request rejected (429) · This request would exceed the rate limit for your "
                       "organization")),
+    "claude-code.no_credentials.jsonl": (0, 0, 0, 0, None, 0, 0, 0, 1, None, (  # recorded from the real CLI 2.0.51
+        "authentication", "Invalid API key · Please run /login")),
     "claude-code.malformed.jsonl": (None, None, 1000, 100, None, None, 0.00525, 0.00525, None, None, None),
     "codex.success.jsonl": (6000, 44000, None, 2600, 900, None, 0.039, 0.039, 2, None, None),
     "codex.killed.jsonl": (4000, 20000, None, 1500, 600, None, 0.0225, 0.0225, 1, None, None),
