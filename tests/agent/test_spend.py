@@ -73,6 +73,10 @@ def test_the_checkpoint_cost_limit_stops_an_attempt_the_run_limit_would_let_go(t
     record = read_run(tmp_path / "run")
     assert (record.checkpoint_cost_limit_usd, record.checkpoint(1).stop_reason) == (
         0.02, "the agent passed the checkpoint's cost limit ($0.02 left at its start)")
+    assert json.loads(scbench("report", tmp_path / "run", "--json").stdout)["table"][0]["ended_by"] == \
+        {"cost_limit": 1}
+    assert "ended early: command / gpt-5.1-codex / just-solve: 0 run(s) ended by the provider or the " \
+           "infrastructure, 1 by the agent or a limit (cost_limit 1)" in scbench("report", tmp_path / "run").stdout
 
 
 FAILURES = [  # harness, stream case, exit code, failure class
