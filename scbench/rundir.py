@@ -141,6 +141,13 @@ def attempt_file(run_dir: Path, number: int, attempt: int) -> Path:
     return run_dir / "attempts" / f"checkpoint_{number}.{attempt}.json"
 
 
+def write_attempt(run_dir: Path, number: int, usage: Usage) -> None:
+    """Keep ``usage`` as its attempt's record at checkpoint ``number`` (``attempts/`` made when needed)."""
+    path = attempt_file(run_dir, number, usage.attempt)
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(usage.model_dump_json(indent=2), encoding="utf-8")
+
+
 def attempts_of(run_dir: Path, number: int) -> list[Usage]:
     """Every recorded attempt's usage at checkpoint ``number``, in order; a run written before
     attempts were kept has its ``usage.json`` as its one attempt. Raises pydantic's ``ValidationError``."""

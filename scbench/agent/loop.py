@@ -33,12 +33,12 @@ from scbench.rundir import (
     COMPLETE,
     CheckpointRecord,
     RunRecord,
-    attempt_file,
     attempts_of,
     checkpoint_dir,
     read_run,
     sha256,
     suite_digest,
+    write_attempt,
     write_run,
 )
 
@@ -247,8 +247,7 @@ def _attempts(session: Session, number: int, prompt: str) -> Outcome:
         outcome = call_agent(replace(session.experiment.call, **session.budget(number)), session.area, number,
                              prompt)
         outcome = replace(outcome, usage=outcome.usage.model_copy(update={"attempt": first + retry}))
-        attempt_file(session.run_dir, number, first + retry).parent.mkdir(exist_ok=True)
-        attempt_file(session.run_dir, number, first + retry).write_text(outcome.usage.model_dump_json(indent=2))
+        write_attempt(session.run_dir, number, outcome.usage)
         session.record.harness_version = outcome.version or session.record.harness_version
         session.save(number, attempts=first + retry)
         if outcome.failure not in TRANSIENT or retry == session.experiment.retries:

@@ -118,6 +118,8 @@ def gemini_result(tally: Tally, event: dict) -> None:
     if text(event, "status") == "error":
         message = f"{text(event, 'error.type')} {text(event, 'error.message')}".strip() or "error"
         tally.fail(classify(message), message)
+    elif text(event, "status") == "success":  # it recovered from the errors it reported
+        tally.failure = None
 
 
 # opencode run --format json: `step_start`, `text`, `tool_use`, `step_finish` (part: id, cost of the step, tokens:

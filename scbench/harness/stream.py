@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
+from typing import TypeVar
 
 from scbench.harness.formats import FORMATS
 from scbench.harness.tally import Tally
 
+T = TypeVar("T")
 LINE_LIMIT = 4 * 1024 * 1024
 """Bytes of one line past which it is passed over (no harness writes an event that long)."""
 
@@ -48,7 +51,7 @@ class Meter:
             self.partial.clear()
         return self.tally
 
-    def read(self, what):
+    def read(self, what: Callable[[Tally], T]) -> T:
         """``what(tally)``, with no line being read meanwhile (e.g. ``Tally.spend``)."""
         with self.lock:
             return what(self.tally)

@@ -155,3 +155,14 @@ def test_prices_cover_every_model_slopcodebench_ships_and_know_how_providers_cou
 
 def test_every_format_is_a_row_of_the_table():
     assert sorted(FORMATS) == ["aider", "claude-code", "codex", "gemini-cli", "none", "opencode"]
+
+
+def test_an_error_a_harness_recovers_from_is_no_failure():
+    gemini = Meter("gemini-cli", "gemini-2.5-pro")
+    gemini.feed(b'{"type": "error", "severity": "error", "message": "429 Too Many Requests"}\n')
+    assert gemini.read(lambda tally: tally.failure) == ("rate_limit", "429 Too Many Requests")
+    gemini.feed(b'{"type": "result", "status": "success", "stats": {"input_tokens": 10, "output_tokens": 1}}\n')
+    assert gemini.close().failure is None
+    codex = Meter("codex", "gpt-5")
+    codex.feed(b'{"type": "error", "message": "stream disconnected"}\n{"type": "turn.completed", "usage": {}}\n')
+    assert codex.close().failure is None
