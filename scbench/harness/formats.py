@@ -33,7 +33,8 @@ class Format:
 
 
 # claude-code stream-json: `system` (subtype init: model, claude_code_version), `assistant` (message: id, model,
-# usage per API message; one message may come as several events with the same id), `result` (total_cost_usd,
+# content blocks, each sent once, `tool_use` ones tool calls; usage per API message: one message may come as
+# several events with the same id), `result` (total_cost_usd,
 # num_turns, usage, modelUsage per model, is_error, subtype success | error_max_turns | error_during_execution,
 # api_error_status). Anthropic counts: input, cache reads and cache writes are disjoint.
 def _anthropic(tally: Tally, usage: Any, where: str, names: tuple[str, str, str, str]) -> dict[str, float]:
@@ -51,6 +52,10 @@ def claude_init(tally: Tally, event: dict) -> None:
 
 
 def claude_message(tally: Tally, event: dict) -> None:
+    content = dig(event, "message.content")
+    tool_uses = [block for block in content if dig(block, "type") == "tool_use"] if isinstance(content, list) else []
+    if tool_uses:
+        tally.count("tool_calls", len(tool_uses))
     usage = dig(event, "message.usage")
     if isinstance(usage, dict):
         tally.usage(text(event, "message.id") or None, text(event, "message.model") or None,
@@ -78,9 +83,10 @@ def claude_failure(tally: Tally, event: dict) -> None:
         tally.fail(CLAUDE_SUBTYPES.get(subtype) or classify(message), message)
 
 
-# codex exec --json: `thread.started`, `turn.started`, `item.*`, `turn.completed` (usage: input_tokens with the
-# cached ones included, cached_input_tokens, output_tokens, reasoning_output_tokens: running totals of the
-# thread), `turn.failed` (error.message), `error` (message; a turn completed after it recovered from it).
+# codex exec --json: `thread.started`, `turn.started`, `item.*` (a completed command, file change, MCP tool call
+# or web search is a tool call), `turn.completed` (usage: input_tokens as OpenAI counts them, the cached ones
+# included, cached_input_tokens, output_tokens, reasoning_output_tokens: running totals of the thread),
+# `turn.failed` (error.message), `error` (message; a turn completed after it recovered from it).
 def codex_turn(tally: Tally, event: dict) -> None:
     usage = event.get("usage")
     tally.usage("total", None, tally.counts({kind: dig(usage, name) for kind, name in (
@@ -88,6 +94,14 @@ def codex_turn(tally: Tally, event: dict) -> None:
         ("reasoning", "reasoning_output_tokens"))}, "turn.completed usage"))
     tally.count("turns")
     tally.failure = None
+
+
+CODEX_TOOLS = frozenset({"command_execution", "file_change", "mcp_tool_call", "web_search"})
+
+
+def codex_item(tally: Tally, event: dict) -> None:
+    if dig(event, "item.type") in CODEX_TOOLS:
+        tally.count("tool_calls")
 
 
 def codex_failed(tally: Tally, event: dict) -> None:
@@ -122,9 +136,10 @@ def gemini_result(tally: Tally, event: dict) -> None:
         tally.failure = None
 
 
-# opencode run --format json: `step_start`, `text`, `tool_use`, `step_finish` (part: id, cost of the step, tokens:
-# input without cache, output, reasoning, cache read and write), `error` (error: name, data.message,
-# data.statusCode; opencode may exit 0 after it). A cost of 0 for tokens is a model opencode cannot price.
+# opencode run --format json: `step_start`, `text`, `tool_use` (a tool call), `step_finish` (part: id, cost of
+# the step, tokens: input without cache, output, reasoning, cache read and write), `error` (error: name,
+# data.message, data.statusCode; opencode may exit 0 after it). A cost of 0 for tokens is a model opencode
+# cannot price.
 def opencode_step(tally: Tally, event: dict) -> None:
     part, key = event.get("part"), text(event, "part.id") or None
     counts = tally.counts({kind: dig(part, f"tokens.{name}") for kind, name in (
@@ -137,6 +152,10 @@ def opencode_step(tally: Tally, event: dict) -> None:
     tally.count("turns")
 
 
+def opencode_tool(tally: Tally, event: dict) -> None:
+    tally.count("tool_calls")
+
+
 def opencode_error(tally: Tally, event: dict) -> None:
     error = event.get("error")
     message = " ".join(str(part) for part in (text(error, "name"), dig(error, "data.statusCode"),
@@ -146,8 +165,7 @@ def opencode_error(tally: Tally, event: dict) -> None:
 
 # aider: after each model reply a line `Tokens: 4.5k sent, 1.2k cache write, 2.0k cache hit, 567 received.
 # Cost: $0.02 message, $0.15 session.` (sent includes cache hits and writes, as litellm counts them; the session
-# cost is a running total); an error
-# from the model API as `litellm.<Kind>Error: ...`.
+# cost is a running total); an error from the model API as `litellm.<Kind>Error: ...`.
 AIDER_TOKENS = re.compile(r"Tokens: (?P<tokens>.*?)\.\s+Cost: \$(?P<message>\d+(?:\.\d+)?) message, "
                           r"\$(?P<session>\d+(?:\.\d+)?)"
                           r" session")
@@ -172,10 +190,11 @@ def aider_line(tally: Tally, line: str) -> None:
 FORMATS: dict[str, Format] = {
     "none": Format("text", {}),
     "claude-code": Format("json", {"system": claude_init, "assistant": claude_message, "result": claude_result}),
-    "codex": Format("json", {"turn.completed": codex_turn, "turn.failed": codex_failed, "error": codex_failed}),
+    "codex": Format("json", {"turn.completed": codex_turn, "item.completed": codex_item, "turn.failed": codex_failed,
+                             "error": codex_failed}),
     "gemini-cli": Format("json", {"init": gemini_init, "error": gemini_error, "result": gemini_result},
                          exit_codes={42: "agent_error", 53: "turn_limit"}),
-    "opencode": Format("json", {"step_finish": opencode_step, "error": opencode_error}),
+    "opencode": Format("json", {"step_finish": opencode_step, "tool_use": opencode_tool, "error": opencode_error}),
     "aider": Format("text", {"line": aider_line}),
 }
 """Usage parser name (``usage`` in ``agents.yaml``, ``--usage``) -> its stream format."""

@@ -16,10 +16,10 @@ STREAMS = "tests/fixtures/streams"
 MODELS = {"claude-code": "claude-sonnet-4-5", "codex": "gpt-5.1-codex", "gemini-cli": "gemini-2.5-pro",
           "opencode": "anthropic/claude-sonnet-4-5", "aider": "anthropic/claude-sonnet-4-5"}
 SUCCESS = {  # tokens_in, tokens_out, cached, cache write, reasoning, turns, tool calls, reported, computed, cost
-    "claude-code": (32308, 290, 28000, 4300, None, 3, None, 0.028899, 0.028899, 0.028899),
-    "codex": (50000, 2600, 44000, None, 900, 2, None, None, 0.039, 0.039),
+    "claude-code": (32308, 290, 28000, 4300, None, 3, 1, 0.028899, 0.028899, 0.028899),
+    "codex": (50000, 2600, 44000, None, 900, 2, 1, None, 0.039, 0.039),
     "gemini-cli": (28000, 2500, 12000, None, None, None, 3, None, 0.04872, 0.04872),
-    "opencode": (26800, 380, 23000, 1700, 0, 2, None, 0.025275, 0.025275, 0.025275),
+    "opencode": (26800, 380, 23000, 1700, 0, 2, 1, 0.025275, 0.025275, 0.025275),
     "aider": (10600, 777, 5300, 1200, None, 2, None, 0.03, 0.030045, 0.030045),
 }
 FIELDS = ("tokens_in", "tokens_out", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens", "turns",

@@ -18,8 +18,8 @@ KEYS = ("input", "cached_input", "cache_write", "output", "reasoning", "reported
         "tool_calls", "failure")
 AUTH_403 = 'API Error: 403 {"type":"error","error":{"type":"permission_error","message":"Request not allowed"}}'
 EXPECTED = {
-    "claude-code.success.jsonl": (8, 28000, 4300, 290, None, 0.028899, 0.028899, 0.028899, 3, None, None),
-    "claude-code.killed.jsonl": (8, 28000, 4300, 290, None, None, 0.028899, 0.028899, None, None, None),
+    "claude-code.success.jsonl": (8, 28000, 4300, 290, None, 0.028899, 0.028899, 0.028899, 3, 1, None),
+    "claude-code.killed.jsonl": (8, 28000, 4300, 290, None, None, 0.028899, 0.028899, None, 1, None),
     "claude-code.api_error.jsonl": (0, 0, 0, 0, None, 0, 0, 0, 1, None, ("authentication", AUTH_403)),
     "claude-code.rate_limit.jsonl": (0, 0, 0, 0, None, 0, 0, 0, 1, None, (
         "rate_limit", "429 API Error: Request rejected (429) · This request would exceed the rate limit for your "
@@ -27,8 +27,8 @@ EXPECTED = {
     "claude-code.no_credentials.jsonl": (0, 0, 0, 0, None, 0, 0, 0, 1, None, (  # recorded from the real CLI 2.0.51
         "authentication", "Invalid API key · Please run /login")),
     "claude-code.malformed.jsonl": (None, None, 1000, 100, None, None, 0.00525, 0.00525, None, None, None),
-    "codex.success.jsonl": (6000, 44000, None, 2600, 900, None, 0.039, 0.039, 2, None, None),
-    "codex.killed.jsonl": (4000, 20000, None, 1500, 600, None, 0.0225, 0.0225, 1, None, None),
+    "codex.success.jsonl": (6000, 44000, None, 2600, 900, None, 0.039, 0.039, 2, 1, None),
+    "codex.killed.jsonl": (4000, 20000, None, 1500, 600, None, 0.0225, 0.0225, 1, 1, None),
     "codex.api_error.jsonl": (None, None, None, None, None, None, None, None, None, None, (
         "authentication", "unexpected status 401 Unauthorized: Incorrect API key provided")),
     "codex.rate_limit.jsonl": (None, None, None, None, None, None, None, None, None, None, (
@@ -40,8 +40,8 @@ EXPECTED = {
         "authentication", "ApiError [API Error: 403 Permission denied: API key not valid. Please pass a valid API "
                           "key.]")),
     "gemini-cli.malformed.jsonl": (None, None, None, None, None, None, None, None, None, 2, None),
-    "opencode.success.jsonl": (2100, 23000, 1700, 380, 0, 0.025275, 0.025275, 0.025275, 2, None, None),
-    "opencode.killed.jsonl": (2000, 10000, 1500, 300, 0, 0.019125, 0.019125, 0.019125, 1, None, None),
+    "opencode.success.jsonl": (2100, 23000, 1700, 380, 0, 0.025275, 0.025275, 0.025275, 2, 1, None),
+    "opencode.killed.jsonl": (2000, 10000, 1500, 300, 0, 0.019125, 0.019125, 0.019125, 1, 1, None),
     "opencode.api_error.jsonl": (None,) * 10 + (("rate_limit", "APIError 429 Rate limit exceeded, please retry "
                                                                "later"),),
     "opencode.malformed.jsonl": (100, None, None, 30, None, None, 0.00075, 0.00075, 3, None, ("agent_error", "error")),
