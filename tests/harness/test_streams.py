@@ -166,3 +166,11 @@ def test_an_error_a_harness_recovers_from_is_no_failure():
     codex = Meter("codex", "gpt-5")
     codex.feed(b'{"type": "error", "message": "stream disconnected"}\n{"type": "turn.completed", "usage": {}}\n')
     assert codex.close().failure is None
+
+
+def test_claude_codes_turn_limit_is_a_turn_limit():
+    meter = Meter("claude-code", "claude-sonnet-4-5")
+    meter.feed(b'{"type": "result", "subtype": "error_max_turns", "is_error": false, "num_turns": 101, '
+               b'"total_cost_usd": 1.25}\n')
+    tally = meter.close()
+    assert (tally.failure, tally.turns, tally.spend()) == (("turn_limit", "error_max_turns"), 101, 1.25)
