@@ -24,7 +24,8 @@ PATTERNS: tuple[tuple[FailureClass, re.Pattern[str]], ...] = tuple((name, re.com
     ("rate_limit", r"\b429\b|rate.?limit|too many requests|resource.?exhausted"),
     ("authentication", r"\b40[13]\b|authenticat|auth ?error|api.?key|unauthori[sz]ed|forbidden"
                        r"|permission.?denied|credential|not logged in|login"),
-    ("infrastructure", r"\b5\d\d\b|overloaded|network|connection|econn|etimedout|enotfound|eai_again|socket"
+    ("infrastructure", r"\b5\d\d\b|overloaded|network|connection|disconnected|error sending request|econn"
+                       r"|etimedout|enotfound|eai_again|socket"
                        r"|unavailable|fetch failed|timed? ?out|dns"),
 ))
 """(class, pattern of an error message) in order of precedence (a 429 about quota is ``quota``)."""

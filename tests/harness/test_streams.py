@@ -33,6 +33,9 @@ EXPECTED = {
         "authentication", "unexpected status 401 Unauthorized: Incorrect API key provided")),
     "codex.rate_limit.jsonl": (None, None, None, None, None, None, None, None, None, None, (
         "rate_limit", "exceeded retry limit, last status: 429 Too Many Requests")),
+    "codex.no_network.jsonl": (None, None, None, None, None, None, None, None, None, None, (  # the real CLI 0.74.0
+        "infrastructure", "stream disconnected before completion: error sending request for url "
+                          "(https://api.openai.com/v1/responses)")),
     "codex.malformed.jsonl": (1000, None, None, 120, None, None, 0.00245, 0.00245, 4, None, None),
     "gemini-cli.success.jsonl": (16000, 12000, None, 2500, None, None, 0.04872, 0.04872, None, 3, None),
     "gemini-cli.killed.jsonl": (None,) * 10 + (None,),
