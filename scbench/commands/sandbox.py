@@ -53,12 +53,13 @@ def build_image_command(
         raise typer.Exit(1) from None
 
 
-def _harness(name: str) -> tuple[str, str, str]:
-    """(package, version, registry) of agent ``name``'s entry; a usage error when it has none."""
+def _harness(name: str) -> tuple[str, str, str, str]:
+    """(package, version, registry, program) of agent ``name``'s entry (its program: its command's first word); a
+    usage error when it has none."""
     from scbench.agent.table import agents
     if name not in agents() or not agents()[name].package:
         packaged = [key for key, entry in agents().items() if entry.package]
         raise typer.BadParameter(f"no agent {name!r} with a package; known: {', '.join(packaged)}",
                                  param_hint="--agent")
     entry = agents()[name]
-    return entry.package, entry.version, entry.registry
+    return entry.package, entry.version, entry.registry, shlex.split(entry.command)[0]

@@ -65,10 +65,11 @@ class InstallError(Exception):
     """A harness could not be installed into the image; the message holds the installer's last lines."""
 
 
-def add_harness(package: str, version: str, registry: str, log: Callable[[str], None] = print) -> str:
+def add_harness(package: str, version: str, registry: str, program: str, log: Callable[[str], None] = print) -> str:
     """Install ``package`` at ``version`` from ``registry`` (a key of :data:`INSTALLERS`) into :data:`IMAGE` as a
-    new layer of it (its user and environment kept) and return the image id. Raises :class:`InstallError`
-    when the installer fails (the package or version does not exist, the registry is not reachable). The
+    new layer of it (its user and environment kept) once ``program --version`` runs in it, and return the image
+    id. Raises :class:`InstallError`, the image unchanged, when the installer fails (the package or version does
+    not exist, the registry is not reachable) or the program does not run (the image's runtime too old). The
     installer sees the host's registry settings and certificates (:data:`~scbench.sandbox.base.SETUP_VARIABLES`,
     the files they name shown read-only), as a track's set-up does."""
     from docker.types import Mount  # a mount, not a volume: a volume would become part of the committed image
@@ -81,11 +82,12 @@ def add_harness(package: str, version: str, registry: str, log: Callable[[str], 
     container = client().containers.run(IMAGE, ["sleep", "infinity"], detach=True, user="0:0", init=True,
                                         mounts=shown)
     try:
-        code, output = container.exec_run([*command, pinned], user="0:0", environment={"HOME": "/root", **passed})
-        log(output.decode(errors="replace").rstrip())
-        if code:
-            raise InstallError(f"{' '.join(command)} {pinned} exited with code {code}: "
-                               f"{output.decode(errors='replace').strip().splitlines()[-1:]}")
+        for step, environment in (([*command, pinned], {"HOME": "/root", **passed}), ([program, "--version"], {})):
+            code, output = container.exec_run(step, user="0:0", environment=environment)
+            log(output.decode(errors="replace").rstrip())
+            if code:
+                last = (output.decode(errors="replace").strip().splitlines() or [""])[-1]
+                raise InstallError(f"`{' '.join(step)}` exited with code {code} in the image: {last}")
         repository, tag = IMAGE.rsplit(":", 1)
         container.commit(repository, tag, message=f"scbench: {pinned}", changes=CHANGES)
     finally:

@@ -39,6 +39,17 @@ def test_the_pinned_claude_code_runs_in_the_docker_sandbox_and_fails_classified_
     assert [cp.status for cp in record.checkpoints[1:]] == ["not_run", "not_run"]
 
 
+def test_a_harness_the_images_runtime_cannot_run_is_refused_and_the_image_left_as_it_was(image):
+    before = subprocess.run(["docker", "image", "inspect", "--format", "{{.Id}}", TEST_IMAGE], capture_output=True,
+                            text=True, check=True).stdout
+    done = scbench("sandbox", "build-image", "--agent", "gemini-cli", env=image)  # gemini-cli 0.19.4 needs Node >= 20
+    assert done.returncode == 1
+    assert "error: the harness was not installed: `gemini --version` exited with code 1 in the image: Node.js v18" \
+        in done.stderr
+    assert subprocess.run(["docker", "image", "inspect", "--format", "{{.Id}}", TEST_IMAGE], capture_output=True,
+                          text=True, check=True).stdout == before
+
+
 def test_an_agent_without_a_package_cannot_be_installed():
     done = scbench("sandbox", "build-image", "--agent", "replay")
     assert done.returncode == 2 and "no agent 'replay' with a package; known: claude-code, codex" in done.stderr
