@@ -87,7 +87,8 @@ def add_harness(package: str, version: str, registry: str, program: str, log: Ca
             log(output.decode(errors="replace").rstrip())
             if code:
                 last = (output.decode(errors="replace").strip().splitlines() or [""])[-1]
-                raise InstallError(f"`{' '.join(step)}` exited with code {code} in the image: {last}")
+                raise InstallError(f"`{' '.join(step)}` exited with code {code} in the image (its messages are "
+                                   f"above): {last}")
         repository, tag = IMAGE.rsplit(":", 1)
         container.commit(repository, tag, message=f"scbench: {pinned}", changes=CHANGES)
     finally:

@@ -44,8 +44,8 @@ def test_a_harness_the_images_runtime_cannot_run_is_refused_and_the_image_left_a
                             text=True, check=True).stdout
     done = scbench("sandbox", "build-image", "--agent", "gemini-cli", env=image)  # gemini-cli 0.19.4 needs Node >= 20
     assert done.returncode == 1
-    assert "error: the harness was not installed: `gemini --version` exited with code 1 in the image: Node.js v18" \
-        in done.stderr
+    assert "error: the harness was not installed: `gemini --version` exited with code 1 in the image (its messages " \
+           "are above): Node.js v18" in done.stderr
     assert subprocess.run(["docker", "image", "inspect", "--format", "{{.Id}}", TEST_IMAGE], capture_output=True,
                           text=True, check=True).stdout == before
 
