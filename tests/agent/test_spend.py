@@ -77,6 +77,8 @@ def test_the_checkpoint_cost_limit_stops_an_attempt_the_run_limit_would_let_go(t
         {"cost_limit": 1}
     assert "ended early: command / gpt-5.1-codex / just-solve: 0 run(s) ended by the provider or the " \
            "infrastructure, 1 by the agent or a limit (cost_limit 1)" in scbench("report", tmp_path / "run").stdout
+    assert scbench("report", tmp_path / "run", "--html", tmp_path / "report.html").returncode == 0
+    assert "<td>failure: cost_limit</td>" in (tmp_path / "report.html").read_text()
 
 
 FAILURES = [  # harness, stream case, exit code, failure class
@@ -128,6 +130,8 @@ def test_a_transient_failure_is_retried_and_every_attempt_is_kept(tmp_path):
     assert [(u.attempt, u.failure, u.cost_usd) for u in attempts_of(tmp_path / "run", 1)] == [
         (1, "rate_limit", 0.00225), (2, None, None)]
     assert not (tmp_path / "run/checkpoint_1/snapshot/half-written.txt").exists()
+    assert scbench("report", tmp_path / "run", "--html", tmp_path / "report.html").returncode == 0
+    assert "(2 attempts)" in (tmp_path / "report.html").read_text()
 
 
 def test_a_resumed_run_keeps_the_failed_attempts_spend_and_the_report_counts_it(tmp_path):
