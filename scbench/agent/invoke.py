@@ -77,13 +77,12 @@ class Call:
 
 @dataclass(frozen=True)
 class Outcome:
-    """How an agent attempt ended: its process result, its usage, why it ended the run (``None``: it
-    finished normally) and the class of that failure, and the version its harness reported."""
+    """How an agent attempt ended: its process result, its usage (with the class of its failure), why it
+    ended the run (``None``: it finished normally), and the version its harness reported."""
 
     result: ProcessResult
     usage: Usage
     stop_reason: str | None
-    failure: FailureClass | None = None
     version: str | None = None
 
 
@@ -157,8 +156,9 @@ def _run(call: Call, sandbox: Sandbox, argv: list[str], area: Path, prompt: str,
     return finished, over
 
 
-def usage_of(tally: Tally, call: Call, result: ProcessResult) -> Usage:
-    """The usage record of an attempt whose stream gave ``tally`` (secret values redacted from what it refused)."""
+def usage_of(tally: Tally, call: Call, result: ProcessResult, failure: FailureClass | None) -> Usage:
+    """The usage record of an attempt whose stream gave ``tally`` and that ended in ``failure`` (secret values
+    redacted from what it refused)."""
     tokens = tally.tokens()
     inputs = [tokens[kind] for kind in ("input", "cached_input", "cache_write") if tokens[kind] is not None]
     secrets = call.secret_values()
@@ -168,7 +168,7 @@ def usage_of(tally: Tally, call: Call, result: ProcessResult) -> Usage:
                  reported_cost_usd=tally.reported(), computed_cost_usd=tally.computed(), cost_usd=tally.spend(),
                  wall_s=round(result.duration, 3), parser=call.agent.usage, model=tally.model,
                  refused=[redact(line.encode(), secrets).decode() for line in tally.refused[:100]],
-                 truncated=result.truncated)
+                 failure=failure, truncated=result.truncated)
 
 
 def call_agent(call: Call, area: Path, number: int, prompt: str) -> Outcome:
@@ -196,5 +196,4 @@ def call_agent(call: Call, area: Path, number: int, prompt: str) -> Outcome:
     end = Ending(call, result, tally, over or _over(call.budget_usd, tally.spend()))
     stop = next(((failure(end), why(end)) for applies, failure, why in STOP_REASONS if applies(end)), (None, None))
     reason = redact(stop[1].encode(), secrets).decode() if stop[1] else None
-    usage = usage_of(tally, call, result).model_copy(update={"failure": stop[0]})
-    return Outcome(result, usage, reason, stop[0], tally.version)
+    return Outcome(result, usage_of(tally, call, result, stop[0]), reason, tally.version)

@@ -250,7 +250,7 @@ def _attempts(session: Session, number: int, prompt: str) -> Outcome:
         write_attempt(session.run_dir, number, outcome.usage)
         session.record.harness_version = outcome.version or session.record.harness_version
         session.save(number, attempts=first + retry)
-        if outcome.failure not in TRANSIENT or retry == session.experiment.retries:
+        if outcome.usage.failure not in TRANSIENT or retry == session.experiment.retries:
             return outcome
         wait = session.experiment.retry_wait_s * 2 ** retry
         session.log(f"{session.record.checkpoint(number).name}: {outcome.stop_reason}; "
@@ -275,7 +275,7 @@ def attempt(session: Session, number: int) -> str | None:
     outcome = _attempts(session, number, prompt)
     record_outcome(session, number, outcome)
     session.save(number, status="failed" if outcome.stop_reason else "evaluating", stop_reason=outcome.stop_reason,
-                 failure=outcome.failure, refused=outcome.usage.refused, agent_s=outcome.usage.wall_s)
+                 failure=outcome.usage.failure, refused=outcome.usage.refused, agent_s=outcome.usage.wall_s)
     grade(session, number, "failed" if outcome.stop_reason else "done")
     session.save(number, total_s=round(time.monotonic() - started, 3))
     return f"{record.name}: {outcome.stop_reason}" if outcome.stop_reason else None
