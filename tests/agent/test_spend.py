@@ -147,3 +147,9 @@ def test_a_resumed_run_keeps_the_failed_attempts_spend_and_the_report_counts_it(
     assert read_run(tmp_path / "run").harness_version == "2.0.51"
     report = json.loads(scbench("report", tmp_path / "run", "--json").stdout)
     assert report["table"][0]["total_cost_usd"]["value"] == 0.057798
+
+
+def test_whatever_the_agent_leaves_the_run_record_ends_in_a_terminal_state(tmp_path):
+    done = play(tmp_path / "run", "claude-code", "--fifo")
+    statuses = [cp.status for cp in read_run(tmp_path / "run").checkpoints]
+    assert set(statuses) <= {"done", "failed", "not_run"}, (statuses, done.stderr)
