@@ -153,3 +153,19 @@ def test_whatever_the_agent_leaves_the_run_record_ends_in_a_terminal_state(tmp_p
     done = play(tmp_path / "run", "claude-code", "--fifo")
     statuses = [cp.status for cp in read_run(tmp_path / "run").checkpoints]
     assert set(statuses) <= {"done", "failed", "not_run"}, (statuses, done.stderr)
+
+
+def test_a_fault_of_scbench_mid_run_still_ends_the_record_in_a_terminal_state_and_is_raised(tmp_path):
+    from scbench.agent.invoke import Call
+    from scbench.agent.loop import Experiment, run_problem
+    from scbench.agent.table import Agent
+    from scbench.problem.compiler import compile_problem
+    from scbench.sandbox.local import Local
+
+    broken = Agent(command="true", usage="no-such-format")  # what problems_of refuses before a run
+    experiment = Experiment(Call(broken, 60, {}, (), (), Local), "broken", None, "just-solve", "python")
+    with pytest.raises(KeyError, match="no-such-format"):
+        run_problem(tmp_path / "run", compile_problem(CALC), experiment)
+    record = read_run(tmp_path / "run")
+    assert [cp.status for cp in record.checkpoints] == ["failed", "not_run", "not_run"]
+    assert record.stop_reason == "scbench failed: KeyError('no-such-format')"
