@@ -17,8 +17,11 @@ from pathlib import Path
 
 from scbench.agent.snapshot import redact
 from scbench.agent.table import BUILTINS, Agent
-from scbench.agent.usage import PARSERS
-from scbench.rundir import Spend, Usage
+from scbench.harness.failures import FailureClass, classify
+from scbench.harness.formats import FORMATS
+from scbench.harness.stream import Meter
+from scbench.harness.tally import Tally
+from scbench.rundir import Usage
 from scbench.sandbox.base import Sandbox, host_variables, hosts_of
 from scbench.sandbox.limits import Limits
 from scbench.sandbox.process import Process, ProcessResult, base_environment
@@ -38,7 +41,8 @@ class Call:
     """What one checkpoint's agent call needs: the agent, its time limit, the values of the
     placeholders that do not depend on the checkpoint (``model``, ``snapshots``), the variables
     passed besides the agent's own (``--secret`` and ``--env`` names), the sandbox level, the
-    dollars the run may still spend (``None``: no limit), the hosts it may reach besides the
+    dollars the attempt may spend (``None``: no limit) and whose limit that is (``the run's``, ``the
+    checkpoint's``), the hosts it may reach besides the
     agent's own (``--allow-host``) and the track's package registries (reached only by an agent
     that reaches any host)."""
 
@@ -49,6 +53,7 @@ class Call:
     env: tuple[str, ...]
     level: type[Sandbox]
     budget_usd: float | None = None
+    budget_of: str = "the run's"
     hosts: tuple[str, ...] = ()
     registries: tuple[str, ...] = ()
 
@@ -67,28 +72,30 @@ class Call:
     def environment(self, home: Path, tmp: Path) -> dict[str, str]:
         """The agent's whole environment."""
         names = (*self.agent.secrets, *self.secrets, *self.agent.env, *self.env)
-        return {**base_environment(home, tmp), **host_variables(names)}
+        return {**base_environment(home, tmp), **self.agent.settings, **host_variables(names)}
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """How an agent call ended: its process result, its usage, and why it ended the run (``None``:
-    it finished normally)."""
+    """How an agent attempt ended: its process result, its usage (with the class of its failure), why it
+    ended the run (``None``: it finished normally), and the version its harness reported."""
 
     result: ProcessResult
     usage: Usage
     stop_reason: str | None
+    version: str | None = None
 
 
-def _over(budget: float | None, spend: Spend) -> bool:
-    return budget is not None and spend.cost_usd is not None and spend.cost_usd > budget
+def _over(budget: float | None, spend: float | None) -> bool:
+    return budget is not None and spend is not None and spend > budget
 
 
-def _watch(process: Process, timeout_s: float, over_budget: Callable[[bytes], bool]) -> bool:
-    """Wait for ``process`` up to ``timeout_s``; True as soon as its output says it passed the budget."""
+def _watch(process: Process, timeout_s: float, over_budget: Callable[[], bool]) -> bool:
+    """Wait for ``process`` up to ``timeout_s``; True as soon as ``over_budget()`` (checked every
+    :data:`POLL_S`)."""
     deadline = time.monotonic() + timeout_s
     while not process.finished(min(POLL_S, max(deadline - time.monotonic(), 0))):
-        if over_budget(bytes(process.stdout.data)):
+        if over_budget():
             return True
         if time.monotonic() >= deadline:
             return False
@@ -100,36 +107,74 @@ def _tail(stderr: bytes) -> str:
     return f": {lines[-1][:300]}" if lines else ""
 
 
-STOP_REASONS: tuple[tuple[Callable[[Call, ProcessResult, bool], bool], Callable[[Call, ProcessResult], str]], ...] = (
-    (lambda call, result, over: over,
-     lambda call, result: f"the agent passed the run's cost limit (${call.budget_usd:.2f} left at its start)"),
-    (lambda call, result, over: result.timed_out,
-     lambda call, result: f"the agent timed out after {call.timeout_s:g} s (its per-checkpoint time limit)"),
-    (lambda call, result, over: result.exit_code < 0,
-     lambda call, result: f"the agent was killed by signal {-result.exit_code}{_tail(result.stderr)}"),
-    (lambda call, result, over: result.exit_code > 0,
-     lambda call, result: f"the agent exited with code {result.exit_code}{_tail(result.stderr)}"),
+@dataclass(frozen=True)
+class Ending:
+    """What an attempt's end is judged on: the call, its process result, its stream's tally, whether
+    it passed its budget."""
+
+    call: Call
+    result: ProcessResult
+    tally: Tally
+    over: bool
+
+    def exit_class(self) -> FailureClass:
+        """The class of a non-zero exit: what the harness's exit code means, else what its last
+        line of standard error says."""
+        code = FORMATS[self.call.agent.usage].exit_codes.get(self.result.exit_code)
+        return code or classify(_tail(self.result.stderr))
+
+
+STOP_REASONS: tuple[tuple[Callable[[Ending], bool], Callable[[Ending], FailureClass], Callable[[Ending], str]],
+                    ...] = (
+    (lambda end: end.over, lambda end: "cost_limit",
+     lambda end: f"the agent passed {end.call.budget_of} cost limit (${end.call.budget_usd:.2f} left at its start)"),
+    (lambda end: end.result.timed_out, lambda end: "time_limit",
+     lambda end: f"the agent timed out after {end.call.timeout_s:g} s (its per-checkpoint time limit)"),
+    (lambda end: end.tally.failure is not None, lambda end: end.tally.failure[0],
+     lambda end: f"the agent's stream reports a failure ({end.tally.failure[0]}): {end.tally.failure[1]}"),
+    (lambda end: end.result.exit_code < 0, lambda end: "agent_error",
+     lambda end: f"the agent was killed by signal {-end.result.exit_code}{_tail(end.result.stderr)}"),
+    (lambda end: end.result.exit_code > 0, Ending.exit_class,
+     lambda end: f"the agent exited with code {end.result.exit_code}{_tail(end.result.stderr)}"),
 )
-"""(ended the run?, why) in order of precedence: cost limit, time limit, signal, exit code."""
+"""(ended the run?, its failure class, why) in order of precedence: cost limit, time limit, a failure its
+stream reports (even when it exits 0), signal, exit code."""
 
 
-def _run(call: Call, sandbox: Sandbox, argv: list[str], area: Path, prompt: str) -> tuple[ProcessResult, bool]:
+def _run(call: Call, sandbox: Sandbox, argv: list[str], area: Path, prompt: str,
+         meter: Meter) -> tuple[ProcessResult, bool]:
     """Run ``argv`` in ``sandbox`` until it ends, its time limit passes or it passes the budget
-    (then True). A command that is not found ends with prlimit's code 127 and its message."""
-    parse = PARSERS[call.agent.usage]
+    (then True), its output read into ``meter`` as it comes. A command that is not found ends with
+    prlimit's code 127 and its message."""
     process = sandbox.spawn(argv, area / "workspace", call.environment(area / "home", area / "tmp"), area,
                             prompt.encode() if call.agent.stdin else None)
+    process.stdout.listen(meter.feed)
     try:
-        over = _watch(process, call.timeout_s, lambda output: _over(call.budget_usd, parse(output)))
+        over = _watch(process, call.timeout_s, lambda: _over(call.budget_usd, meter.read(Tally.spend)))
     finally:  # also when scbench is interrupted: the agent's tree never outlives its checkpoint
         finished = process.wait(0)
     return finished, over
 
 
+def usage_of(tally: Tally, call: Call, result: ProcessResult, failure: FailureClass | None) -> Usage:
+    """The usage record of an attempt whose stream gave ``tally`` and that ended in ``failure`` (secret values
+    redacted from what it refused)."""
+    tokens = tally.tokens()
+    inputs = [tokens[kind] for kind in ("input", "cached_input", "cache_write") if tokens[kind] is not None]
+    secrets = call.secret_values()
+    return Usage(tokens_in=sum(inputs) if inputs else None, tokens_out=tokens["output"], input_tokens=tokens["input"],
+                 cached_input_tokens=tokens["cached_input"], cache_write_tokens=tokens["cache_write"],
+                 reasoning_tokens=tokens["reasoning"], turns=tally.turns, tool_calls=tally.tool_calls,
+                 reported_cost_usd=tally.reported(), computed_cost_usd=tally.computed(), cost_usd=tally.spend(),
+                 wall_s=round(result.duration, 3), parser=call.agent.usage, model=tally.model,
+                 refused=[redact(line.encode(), secrets).decode() for line in tally.refused[:100]],
+                 failure=failure, truncated=result.truncated)
+
+
 def call_agent(call: Call, area: Path, number: int, prompt: str) -> Outcome:
     """Run ``call.agent`` on checkpoint ``number``: ``prompt`` in ``area/prompt.md``, the workspace
     ``area/workspace`` (persistent), a fresh ``area/home`` and ``area/tmp`` removed after. The
-    outcome's output has every secret value redacted."""
+    outcome's output and stop reason have every secret value redacted."""
     session = (area / "home", area / "tmp")
     for directory in session:
         directory.mkdir()
@@ -138,16 +183,17 @@ def call_agent(call: Call, area: Path, number: int, prompt: str) -> Outcome:
               "checkpoint": str(number), "python": call.level.python, "builtins": str(BUILTINS)}
     roots = [BUILTINS, *([Path(call.values["snapshots"])] if "snapshots" in call.values else [])]
     argv, shown = call.agent.argv(values, roots)
+    meter = Meter(call.agent.usage, call.values.get("model"))
     with call.level(agent_limits(call.timeout_s), shown, network=call.network(), writable=[area]) as sandbox:
         sandbox.own(area)
-        finished, over = _run(call, sandbox, argv, area, prompt)
+        finished, over = _run(call, sandbox, argv, area, prompt, meter)
     for directory in session:
         shutil.rmtree(directory)
     (area / "prompt.md").unlink()
+    tally = meter.close()
     secrets = call.secret_values()
     result = replace(finished, stdout=redact(finished.stdout, secrets), stderr=redact(finished.stderr, secrets))
-    spend = PARSERS[call.agent.usage](result.stdout)
-    over = over or _over(call.budget_usd, spend)
-    reason = next((why(call, result) for applies, why in STOP_REASONS if applies(call, result, over)), None)
-    return Outcome(result, Usage(**spend.model_dump(), wall_s=round(result.duration, 3), parser=call.agent.usage),
-                   reason)
+    end = Ending(call, result, tally, over or _over(call.budget_usd, tally.spend()))
+    stop = next(((failure(end), why(end)) for applies, failure, why in STOP_REASONS if applies(end)), (None, None))
+    reason = redact(stop[1].encode(), secrets).decode() if stop[1] else None
+    return Outcome(result, usage_of(tally, call, result, stop[0]), reason, tally.version)

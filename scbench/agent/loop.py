@@ -25,6 +25,7 @@ from scbench.agent import snapshot
 from scbench.agent.invoke import Call, Outcome, call_agent
 from scbench.evaluate.junit import write_junit
 from scbench.evaluate.session import Target, evaluate, with_quality
+from scbench.harness.failures import TRANSIENT
 from scbench.paths import owned_tempdir, release
 from scbench.problem.bundle import Bundle
 from scbench.prompts.render import render_prompt
@@ -33,11 +34,12 @@ from scbench.rundir import (
     COMPLETE,
     CheckpointRecord,
     RunRecord,
-    Usage,
+    attempts_of,
     checkpoint_dir,
     read_run,
     sha256,
     suite_digest,
+    write_attempt,
     write_run,
 )
 
@@ -50,9 +52,11 @@ class RunDirError(Exception):
 @dataclass(frozen=True)
 class Experiment:
     """One run's settings: the agent call (without budget), its name and model, the prompt
-    template, the track, the sandbox level asked for (``None``: the default), the cost limit in
-    dollars (``None``: none), the cases run in parallel, and whether a resumed run may change its sandbox level
-    and cost limit."""
+    template, the track, the sandbox level asked for (``None``: the default), the cost limits in
+    dollars of the run and of each checkpoint (``None``: none), the cases run in parallel, how
+    often an attempt that failed transiently (:data:`~scbench.harness.failures.TRANSIENT`) is
+    retried, the first retry after ``retry_wait_s`` seconds, each later one after twice the last, and
+    whether a resumed run may change its sandbox level and cost limit."""
 
     call: Call
     agent_name: str
@@ -62,6 +66,9 @@ class Experiment:
     sandbox: str | None = None
     cost_limit_usd: float | None = None
     jobs: int | None = None
+    checkpoint_cost_limit_usd: float | None = None
+    retries: int = 2
+    retry_wait_s: float = 30.0
     allow_changed_settings: bool = False
 
 
@@ -79,7 +86,9 @@ def fresh_record(bundle: Bundle, experiment: Experiment) -> RunRecord:
     return RunRecord(scbench=version(), agent=experiment.agent_name, command=experiment.call.agent.command,
                      model=experiment.model, prompt=experiment.template, track=experiment.track,
                      sandbox=experiment.call.level.name, problem=bundle.config.name, bundle=bundle.digest,
-                     started=now(), cost_limit_usd=experiment.cost_limit_usd, checkpoints=checkpoints,
+                     started=now(), cost_limit_usd=experiment.cost_limit_usd,
+                     checkpoint_cost_limit_usd=experiment.checkpoint_cost_limit_usd,
+                     harness=experiment.call.agent.harness(), checkpoints=checkpoints,
                      uncontained=not experiment.call.level.contained)
 
 
@@ -146,8 +155,8 @@ def resumed_record(run_dir: Path, fresh: RunRecord, log: Callable[[str], None], 
             shutil.rmtree(checkpoint_dir(run_dir, new.number))
     if rest:
         log(f"resuming at {rest[0].name}")
-    return fresh.model_copy(update={"started": old.started, "checkpoints": kept + rest,
-                                    "uncontained": fresh.uncontained or old.uncontained})
+    return fresh.model_copy(update={"started": old.started, "harness_version": old.harness_version,
+                                    "checkpoints": kept + rest, "uncontained": fresh.uncontained or old.uncontained})
 
 
 def open_run(run_dir: Path, bundle: Bundle, experiment: Experiment, resume: bool,
@@ -186,22 +195,35 @@ class Session:
         """Checkpoint ``number``'s snapshot (``None`` for checkpoint 0, the empty workspace)."""
         return checkpoint_dir(self.run_dir, number) / "snapshot" if number else None
 
-    def spent(self) -> float:
-        """Dollars the complete checkpoints cost, as far as their usage says."""
-        costs = [usage_of(checkpoint_dir(self.run_dir, cp.number)).cost_usd for cp in self.record.checkpoints
-                 if cp.status in COMPLETE]
-        return sum(cost for cost in costs if cost is not None)
+    def spent(self, numbers: list[int]) -> float:
+        """Dollars every recorded attempt at checkpoints ``numbers`` cost, as far as their usage says."""
+        return sum(usage.cost_usd or 0 for number in numbers for usage in attempts_of(self.run_dir, number))
+
+    def budget(self, number: int) -> dict:
+        """The budget of an attempt at checkpoint ``number``: the dollars left of the tighter of the run's and
+        the checkpoint's cost limits, and whose limit it is (:class:`~scbench.agent.invoke.Call`'s fields)."""
+        every = [cp.number for cp in self.record.checkpoints]
+        limits = [(limit - self.spent(numbers), whose) for limit, numbers, whose in (
+            (self.experiment.cost_limit_usd, every, "the run's"),
+            (self.experiment.checkpoint_cost_limit_usd, [number], "the checkpoint's")) if limit is not None]
+        left, whose = min(limits, default=(None, "the run's"))
+        return {"budget_usd": left, "budget_of": whose}
+
+    def restore(self, number: int) -> None:
+        """Make the agent's workspace checkpoint ``number``'s snapshot (0: empty)."""
+        workspace, snapshot_dir = self.area / "workspace", self.snapshot_of(number)
+        if workspace.exists():
+            shutil.rmtree(workspace)
+        if snapshot_dir:
+            content.copy(snapshot_dir, workspace)
+        else:
+            workspace.mkdir()
 
 
-def usage_of(directory: Path) -> Usage:
-    """``directory/usage.json``."""
-    return Usage.model_validate_json((directory / "usage.json").read_text(encoding="utf-8"))
-
-
-def grade(session: Session, number: int) -> None:
+def grade(session: Session, number: int, status: str = "done") -> None:
     """Evaluate checkpoint ``number``'s snapshot (its suite with regressions, then quality with deltas
     from the previous snapshot) and write ``results.json`` and ``junit.xml``; a setup failure is
-    recorded as the checkpoint's ``evaluation_error``."""
+    recorded as the checkpoint's ``evaluation_error``. Its status is ``status`` after."""
     directory, started = checkpoint_dir(session.run_dir, number), time.monotonic()
     snapshot_dir = session.snapshot_of(number)
     target = Target(snapshot_dir, session.experiment.track, sandbox=session.experiment.sandbox)
@@ -216,7 +238,7 @@ def grade(session: Session, number: int) -> None:
     except SetupError as failure:
         error = str(failure)
         session.log(f"{session.record.checkpoint(number).name}: setup failed, unsolved: {error.splitlines()[0]}")
-    session.save(number, status="done", evaluation_error=error, eval_s=round(time.monotonic() - started, 3))
+    session.save(number, status=status, evaluation_error=error, eval_s=round(time.monotonic() - started, 3))
 
 
 def record_outcome(session: Session, number: int, outcome: Outcome) -> str | None:
@@ -239,9 +261,31 @@ def record_outcome(session: Session, number: int, outcome: Outcome) -> str | Non
     return None
 
 
+def _attempts(session: Session, number: int, prompt: str) -> Outcome:
+    """The agent's attempts at checkpoint ``number`` until one ends other than transiently or the retries
+    run out (the workspace back to the previous snapshot before each retry); every attempt's usage kept
+    in ``attempts/``. Returns the last outcome, its usage numbered."""
+    first, retry = len(attempts_of(session.run_dir, number)) + 1, 0
+    while True:
+        outcome = call_agent(replace(session.experiment.call, **session.budget(number)), session.area, number,
+                             prompt)
+        outcome = replace(outcome, usage=outcome.usage.model_copy(update={"attempt": first + retry}))
+        write_attempt(session.run_dir, number, outcome.usage)
+        session.record.harness_version = outcome.version or session.record.harness_version
+        session.save(number, attempts=first + retry)
+        if outcome.usage.failure not in TRANSIENT or retry == session.experiment.retries:
+            return outcome
+        wait = session.experiment.retry_wait_s * 2 ** retry
+        session.log(f"{session.record.checkpoint(number).name}: {outcome.stop_reason}; "
+                    f"retry {retry + 1} of {session.experiment.retries} in {wait:g} s")
+        time.sleep(wait)
+        session.restore(number - 1)
+        retry += 1
+
+
 def attempt(session: Session, number: int) -> str | None:
-    """Run the agent on checkpoint ``number``, record what it did and, unless it ended the run,
-    grade it. Returns why the run ends (``None``: it goes on)."""
+    """Run the agent on checkpoint ``number`` (retrying transient failures), record what it did and grade
+    its snapshot, also when it failed (as SlopCodeBench does). Returns why the run ends (``None``: it goes on)."""
     record, directory, started = session.record.checkpoint(number), checkpoint_dir(session.run_dir, number), \
         time.monotonic()
     if directory.exists():
@@ -249,17 +293,16 @@ def attempt(session: Session, number: int) -> str | None:
     directory.mkdir()
     prompt = render_prompt(session.bundle, number, session.experiment.template, session.experiment.track)
     (directory / "prompt.md").write_text(prompt, encoding="utf-8")
-    session.save(number, status="running", started=now(), stop_reason=None, sandbox=session.record.sandbox,
-                 cost_limit_usd=session.record.cost_limit_usd)
+    session.save(number, status="running", started=now(), stop_reason=None, failure=None,
+                 sandbox=session.record.sandbox, cost_limit_usd=session.record.cost_limit_usd)
     session.log(f"{record.name}: agent {session.record.agent} running")
-    budget = None if session.experiment.cost_limit_usd is None else session.experiment.cost_limit_usd - session.spent()
-    outcome = call_agent(replace(session.experiment.call, budget_usd=budget), session.area, number, prompt)
-    reason = record_outcome(session, number, outcome) or outcome.stop_reason
-    if reason:
-        session.save(number, status="failed", stop_reason=reason, agent_s=outcome.usage.wall_s)
-    else:
-        session.save(number, status="evaluating", agent_s=outcome.usage.wall_s)
-        grade(session, number)
+    outcome = _attempts(session, number, prompt)
+    refused = record_outcome(session, number, outcome)
+    reason = refused or outcome.stop_reason
+    session.save(number, status="failed" if reason else "evaluating", stop_reason=reason,
+                 failure=outcome.usage.failure, refused=outcome.usage.refused, agent_s=outcome.usage.wall_s)
+    if not refused:  # a workspace not snapshotted has nothing to grade
+        grade(session, number, "failed" if reason else "done")
     session.save(number, total_s=round(time.monotonic() - started, 3))
     return f"{record.name}: {reason}" if reason else None
 
@@ -272,6 +315,14 @@ def _stop(session: Session, reason: str, after: int) -> None:
     write_run(session.run_dir, session.record)
 
 
+def _crashed(session: Session, reason: str) -> None:
+    """End the run's record on ``reason``: the checkpoint under way failed, the rest not run."""
+    current = next((cp.number for cp in session.record.checkpoints if cp.status in ("running", "evaluating")), None)
+    if current:
+        session.save(current, status="failed", stop_reason=reason)
+    _stop(session, reason, current or len([cp for cp in session.record.checkpoints if cp.status == "done"]))
+
+
 def run_problem(run_dir: Path, bundle: Bundle, experiment: Experiment, resume: bool = False,
                 log: Callable[[str], None] = lambda line: None) -> RunRecord:
     """Run ``experiment``'s agent through every checkpoint of ``bundle`` into ``run_dir`` (layout:
@@ -281,11 +332,7 @@ def run_problem(run_dir: Path, bundle: Bundle, experiment: Experiment, resume: b
     record.stop_reason = None
     area = owned_tempdir("scbench-agent-")
     session = Session(run_dir, record, bundle, experiment, area, log)
-    last = session.snapshot_of(sum(cp.status in COMPLETE for cp in record.checkpoints))  # the kept prefix
-    if last:
-        content.copy(last, area / "workspace")
-    else:
-        (area / "workspace").mkdir()
+    session.restore(sum(cp.status in COMPLETE for cp in record.checkpoints))  # the kept prefix
     write_run(run_dir, record)
     try:
         for cp in record.checkpoints:
@@ -294,6 +341,9 @@ def run_problem(run_dir: Path, bundle: Bundle, experiment: Experiment, resume: b
             elif cp.status != "done" and (reason := attempt(session, cp.number)):
                 _stop(session, reason, cp.number)
                 break
+    except Exception as error:  # a fault of scbench's: the record still ends in a terminal state, then it is raised
+        _crashed(session, f"scbench failed: {error!r}")
+        raise
     finally:
         release(area)
     return session.record

@@ -35,6 +35,15 @@ class Agent(BaseModel):
     usage: str = "none"
     output: Literal["jsonl", "text"] = "text"
     hosts: tuple[str, ...] = ()
+    settings: dict[str, str] = Field(default_factory=dict)
+    checkpoint_cost_limit_usd: float | None = Field(None, ge=0)
+    package: str | None = None
+    version: str | None = None
+    registry: Literal["npm", "pypi"] = "npm"
+
+    def harness(self) -> str | None:
+        """The pinned harness, ``package@version`` (``None`` for an agent with no package)."""
+        return f"{self.package}@{self.version}" if self.package else None
 
     def placeholders(self) -> set[str]:
         """The placeholder names the command uses. Raises ``ValueError`` on a malformed template."""
@@ -73,14 +82,16 @@ def agents() -> dict[str, Agent]:
 
 def problems_of(agent: Agent) -> list[str]:
     """What is wrong with ``agent``'s entry: unknown placeholders, a template that does not
-    split into words, an unknown usage parser. Empty when it can run."""
-    from scbench.agent.usage import PARSERS
+    split into words, an unknown usage parser, a package without a version. Empty when it can run."""
+    from scbench.harness.formats import FORMATS
     try:
         shlex.split(agent.command)
         unknown = agent.placeholders() - PLACEHOLDERS
     except ValueError as error:
         return [f"the command {agent.command!r} is malformed: {error}"]
     found = [f"unknown placeholder {{{name}}} (known: {', '.join(sorted(PLACEHOLDERS))})" for name in sorted(unknown)]
-    if agent.usage not in PARSERS:
-        found.append(f"unknown usage parser {agent.usage!r} (known: {', '.join(PARSERS)})")
+    if agent.usage not in FORMATS:
+        found.append(f"unknown usage parser {agent.usage!r} (known: {', '.join(FORMATS)})")
+    if agent.package and not agent.version:
+        found.append(f"the package {agent.package} is not pinned: give its version")
     return found

@@ -31,8 +31,10 @@ def _agent(name: str | None, command: str | None, usage: str, stdin: bool) -> Ag
         raise typer.BadParameter("give exactly one of --agent NAME and --agent-command CMD", param_hint="--agent")
     if name is not None and name not in agents():
         raise typer.BadParameter(f"unknown agent {name!r}; known: {', '.join(agents())}", param_hint="--agent")
+    from scbench.harness.formats import FORMATS
+    form = FORMATS.get(usage)
     agent = agents()[name] if name else Agent(command=command, usage=usage, stdin=stdin,
-                                              output="text" if usage == "none" else "jsonl")
+                                              output="jsonl" if form and form.lines == "json" else "text")
     wrong = problems_of(agent)
     if wrong:
         raise typer.BadParameter("; ".join(wrong), param_hint="--agent" if name else "--agent-command")
@@ -115,8 +117,15 @@ def run(
                          "(repeatable)")] = None,
     env: Annotated[list[str] | None, typer.Option("--env", help="pass this environment variable by name "
                                                   "(repeatable)")] = None,
-    usage: Annotated[str, typer.Option("--usage", help="usage parser of an --agent-command's output: "
-                                       "none, claude-code, codex, gemini-cli, opencode")] = "none",
+    checkpoint_cost_limit: Annotated[float | None, typer.Option(
+        "--checkpoint-cost-limit", min=0, help="US dollars each checkpoint may spend, its retries included "
+                                               "[default: the agent's]")] = None,
+    retries: Annotated[int, typer.Option("--retries", min=0, help="retries of an attempt that failed "
+                                         "transiently (rate limit, network, 5xx)")] = 2,
+    retry_wait: Annotated[float, typer.Option("--retry-wait", min=0, help="seconds before the first retry, "
+                                              "doubled before each next one")] = 30.0,
+    usage: Annotated[str, typer.Option("--usage", help="stream format of an --agent-command's output: "
+                                       "none, claude-code, codex, gemini-cli, opencode, aider")] = "none",
     stdin: Annotated[bool, typer.Option("--stdin", help="feed an --agent-command the prompt on stdin")] = False,
     allow_host: Annotated[list[str] | None, typer.Option("--allow-host", help="a host the agent may reach over "
                                                          "HTTPS besides its entry's (repeatable)")] = None,
@@ -149,7 +158,9 @@ def run(
     run_dir = out or Path("runs") / f"{bundle.config.name}-{name}-{datetime.now(UTC):%Y%m%dT%H%M%S}"
     call = Call(chosen, timeout or chosen.timeout_s, _values(chosen, model, snapshots), tuple(secret or ()),
                 tuple(env or ()), choose(sandbox), hosts=tuple(allow_host or ()), registries=tracks()[track].hosts())
-    experiment = Experiment(call, name, model, prompt, track, sandbox, cost_limit, jobs, allow_changed_settings)
+    experiment = Experiment(call, name, model, prompt, track, sandbox, cost_limit, jobs,
+                            chosen.checkpoint_cost_limit_usd if checkpoint_cost_limit is None
+                            else checkpoint_cost_limit, retries, retry_wait, allow_changed_settings)
     signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))  # clean up as for Ctrl-C
     try:
         record = run_problem(run_dir, bundle, experiment, resume, lambda line: print_plain(console, line))

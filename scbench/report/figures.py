@@ -9,6 +9,7 @@ figure says how many values it has and why the others are missing.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
 from scbench.report.model import (
@@ -52,6 +53,11 @@ def _ranking(row: TableRow) -> tuple:
     return -(rates.isolated.rate or 0), -(rates.core.rate or 0), -(rates.strict.rate or 0), cost
 
 
+def _ended_by(runs: list[RunSummary]) -> dict[str, int]:
+    """Failure class -> how many of ``runs`` it ended early."""
+    return dict(Counter(run.failure for run in runs if run.failure))
+
+
 def table(runs: list[RunSummary]) -> list[TableRow]:
     """Table 1: one row per (agent, model, prompt), ranked as the paper ranks them."""
     rows = []
@@ -63,7 +69,7 @@ def table(runs: list[RunSummary]) -> list[TableRow]:
                              partial=Rate.of([any(p.strict for p in run.points) for run in members]),
                              total_cost_usd=Total.of(costs, [p.missing["cost_usd"] for p in points
                                                              if p.cost_usd is None]),
-                             figures=figures(points)))
+                             figures=figures(points), ended_by=_ended_by(members)))
     return sorted(rows, key=_ranking)
 
 

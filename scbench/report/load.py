@@ -9,7 +9,7 @@ from scbench.agent.snapshot import diff
 from scbench.grade.show import printable
 from scbench.report.model import FailingCase, FileChange, Point, RunSummary, phase_of
 from scbench.results import CATEGORIES, RunResults
-from scbench.rundir import CheckpointRecord, Usage, checkpoint_dir, read_run
+from scbench.rundir import CheckpointRecord, Usage, attempts_of, checkpoint_dir, read_run
 
 RAN = frozenset({"done", "failed"})
 """States of a checkpoint whose agent ran to an end (its time and cost count)."""
@@ -47,13 +47,21 @@ def _quality_figures(results: RunResults | None) -> dict[str, float | int | None
     return {key: getattr(quality, key) if quality else None for key in ("erosion", "verbosity", "loc")}
 
 
-def _measures(record: CheckpointRecord, usage: Usage | None, results: RunResults | None) -> tuple[dict, dict]:
-    """The checkpoint's measures (``None`` where missing) and why each missing one is missing."""
+def _cost(attempts: list[Usage]) -> float | None:
+    """What every attempt at a checkpoint cost (failed and retried ones included), ``None`` when none says."""
+    costs = [usage.cost_usd for usage in attempts if usage.cost_usd is not None]
+    return round(sum(costs), 6) if costs else None
+
+
+def _measures(record: CheckpointRecord, usage: Usage | None, results: RunResults | None,
+              attempts: list[Usage]) -> tuple[dict, dict]:
+    """The checkpoint's measures (``None`` where missing) and why each missing one is missing; its cost is
+    every attempt's, also when the last attempt did not run to an end."""
     ran = record.status in RAN and usage is not None
-    values = {"cost_usd": usage.cost_usd if ran else None,
+    values = {"cost_usd": _cost(attempts),
               "minutes": round(usage.wall_s / 60, 4) if ran and usage.wall_s is not None else None,
               **_quality_figures(results)}
-    cost_reason = f"cost unknown (usage parser {usage.parser})" if ran else "not run"
+    cost_reason = f"cost unknown (usage parser {usage.parser})" if usage else "not run"
     reasons = {"cost_usd": cost_reason, "minutes": "not run", **dict.fromkeys(("erosion", "verbosity", "loc"),
                                                                               UNGRADED.get(record.status, "not run"))}
     return values, {key: reasons[key] for key, value in values.items() if value is None}
@@ -83,9 +91,10 @@ def point(run_dir: Path, record: CheckpointRecord, checkpoints: int) -> Point:
     """Checkpoint ``record`` of the run in ``run_dir`` as a point (of ``checkpoints`` in the problem)."""
     directory = checkpoint_dir(run_dir, record.number)
     usage, results = _usage(directory), _results(directory)
-    values, missing = _measures(record, usage, results)
+    values, missing = _measures(record, usage, results, attempts_of(run_dir, record.number))
     return Point(number=record.number, name=record.name, phase=phase_of(record.number, checkpoints),
-                 status=record.status, reason=record.stop_reason or record.evaluation_error, **_verdicts(results),
+                 status=record.status, reason=record.stop_reason or record.evaluation_error, failure=record.failure,
+                 attempts=record.attempts, **_verdicts(results),
                  pass_rates=_pass_rates(results), **values, missing=missing, **_evidence(usage, results),
                  changes=_changes(run_dir, record.number))
 
@@ -97,4 +106,5 @@ def load_run(run_dir: Path) -> RunSummary:
     points = [point(run_dir, cp, len(record.checkpoints)) for cp in record.checkpoints]
     return RunSummary(path=str(run_dir), agent=record.agent, model=record.model, prompt=record.prompt,
                       track=record.track, problem=record.problem, bundle=record.bundle, sandbox=record.sandbox,
-                      uncontained=record.uncontained, stop_reason=record.stop_reason, points=points)
+                      uncontained=record.uncontained, stop_reason=record.stop_reason, points=points,
+                      failure=next((cp.failure for cp in record.checkpoints if cp.status == "failed"), None))

@@ -128,6 +128,8 @@ class Point(Model):
     phase: Phase
     status: str
     reason: str | None = Field(None, description="why it stopped, was not run, or was not graded")
+    failure: str | None = Field(None, description="the class of the failure that ended the run here")
+    attempts: int = Field(0, description="agent attempts, retries included (its cost is all of theirs)")
     strict: bool
     isolated: bool
     core: bool
@@ -161,6 +163,7 @@ class RunSummary(Model):
                                                  "could have changed its own grades")
     stop_reason: str | None
     points: list[Point]
+    failure: str | None = Field(None, description="the class of the failure that ended it early")
 
     @property
     def group(self) -> tuple[str, str | None, str]:
@@ -181,6 +184,7 @@ class TableRow(Model):
     partial: Rate
     total_cost_usd: Total
     figures: Figures
+    ended_by: dict[str, int] = Field(default_factory=dict, description="runs ended early, per failure class")
 
 
 class PhaseRow(Model):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from scbench.harness.failures import NOT_THE_AGENT
 from scbench.report import text
 from scbench.report.model import MEASURES, Figures, Report, RunSummary, TableRow
 
@@ -44,6 +45,19 @@ def uncontained_notes(runs: list[RunSummary]) -> list[str]:
             "recorded, so its figures are not evidence" for run in runs if run.uncontained]
 
 
+def ending_notes(rows: list[TableRow]) -> list[str]:
+    """How the runs of each row that ended early ended: by the provider or the infrastructure, or by the agent."""
+    notes = []
+    for row in rows:
+        theirs = sum(count for name, count in row.ended_by.items() if name in NOT_THE_AGENT)
+        if row.ended_by:
+            classes = ", ".join(f"{name} {count}" for name, count in sorted(row.ended_by.items()))
+            notes.append(f"{text.row_name(row.agent, row.model, row.prompt)}: {theirs} run(s) ended by the provider "
+                         f"or the infrastructure, {sum(row.ended_by.values()) - theirs} by the agent or a limit "
+                         f"({classes})")
+    return notes
+
+
 def phase_table(report: Report) -> Table:
     """The figures per progress phase."""
     table = Table(title="Progress phases (Start, Early, Mid, Late, Final)")
@@ -75,6 +89,8 @@ def print_report(console: Console, report: Report) -> None:
         console.print(f"  missing: {note}", highlight=False)
     for note in uncontained_notes(report.runs):
         console.print(f"  [bold red]UNCONTAINED[/]: {note}", highlight=False)
+    for note in ending_notes(report.table):
+        console.print(f"  ended early: {note}", highlight=False)
     console.print(phase_table(report))
     for run in report.runs:
         console.print(run_table(run))

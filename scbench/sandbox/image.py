@@ -9,6 +9,7 @@ set up). Other tracks run under ``bwrap`` or ``local``.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from scbench.sandbox.base import SETUP_VARIABLES, host_variables
 from scbench.sandbox.docker import IMAGE, client
 
 PACKAGES = ("python3", "python3-venv", "python3-pip", "python-is-python3", "nodejs", "libatomic1", "ca-certificates")
@@ -28,6 +30,11 @@ TRIMMED = ("usr/share/doc", "usr/share/man", "usr/share/locale", "usr/share/info
            "var/lib/apt/lists")
 """Parts of the rootfs no run needs, removed before the import."""
 CHANGES = ["ENV PATH=/usr/local/bin:/usr/bin:/bin", "ENV LANG=C.UTF-8", "WORKDIR /", "USER 1000:1000"]
+INSTALLERS: dict[str, tuple[str, list[str]]] = {
+    "npm": ("{package}@{version}", ["npm", "install", "--global", "--no-fund", "--no-audit"]),
+    "pypi": ("{package}=={version}", ["pip", "install", "--no-cache-dir", "--break-system-packages"]),
+}
+"""Registry -> (how a pinned package is named, the install command run as root in the image)."""
 
 
 def build_image(suite: str = "bookworm", mirror: str = MIRROR, log: Callable[[str], None] = print) -> str:
@@ -51,4 +58,39 @@ def build_image(suite: str = "bookworm", mirror: str = MIRROR, log: Callable[[st
         log(f"importing {tarball.stat().st_size // 2**20} MiB as {IMAGE}")
         repository, tag = IMAGE.rsplit(":", 1)
         client().api.import_image_from_file(str(tarball), repository=repository, tag=tag, changes=CHANGES)
+    return client().images.get(IMAGE).id
+
+
+class InstallError(Exception):
+    """A harness could not be installed into the image; the message holds the installer's last lines."""
+
+
+def add_harness(package: str, version: str, registry: str, program: str, log: Callable[[str], None] = print) -> str:
+    """Install ``package`` at ``version`` from ``registry`` (a key of :data:`INSTALLERS`) into :data:`IMAGE` as a
+    new layer of it (its user and environment kept) once ``program --version`` runs in it, and return the image
+    id. Raises :class:`InstallError`, the image unchanged, when the installer fails (the package or version does
+    not exist, the registry is not reachable) or the program does not run (the image's runtime too old). The
+    installer sees the host's registry settings and certificates (:data:`~scbench.sandbox.base.SETUP_VARIABLES`,
+    the files they name shown read-only), as a track's set-up does."""
+    from docker.types import Mount  # a mount, not a volume: a volume would become part of the committed image
+    spec, command = INSTALLERS[registry]
+    passed = {name: value for name, value in host_variables(SETUP_VARIABLES).items() if not name.endswith("_")}
+    shown = [Mount(path, path, type="bind", read_only=True) for path in sorted(set(passed.values()))
+             if os.path.isfile(path)]
+    pinned = spec.format(package=package, version=version)
+    log(f"installing {pinned} into {IMAGE}: {' '.join(command)} {pinned}")
+    container = client().containers.run(IMAGE, ["sleep", "infinity"], detach=True, user="0:0", init=True,
+                                        mounts=shown)
+    try:
+        for step, environment in (([*command, pinned], {"HOME": "/root", **passed}), ([program, "--version"], {})):
+            code, output = container.exec_run(step, user="0:0", environment=environment)
+            log(output.decode(errors="replace").rstrip())
+            if code:
+                last = (output.decode(errors="replace").strip().splitlines() or [""])[-1]
+                raise InstallError(f"`{' '.join(step)}` exited with code {code} in the image (its messages are "
+                                   f"above): {last}")
+        repository, tag = IMAGE.rsplit(":", 1)
+        container.commit(repository, tag, message=f"scbench: {pinned}", changes=CHANGES)
+    finally:
+        container.remove(force=True)
     return client().images.get(IMAGE).id

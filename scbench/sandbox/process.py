@@ -80,6 +80,15 @@ class BoundedReader:
     data: bytearray = field(default_factory=bytearray)
     truncated: bool = False
     thread: threading.Thread | None = None
+    listener: Callable[[bytes], None] | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def listen(self, listener: Callable[[bytes], None]) -> None:
+        """Hand ``listener`` what was kept so far, then every chunk as it comes, whole, past the limit
+        too (it runs on the draining thread). Call it once, before the stream is cut."""
+        with self.lock:
+            listener(bytes(self.data))
+            self.listener = listener
 
     def drain(self, chunks: Iterable[bytes]) -> BoundedReader:
         """Start a thread that adds every chunk of ``chunks``; returns self."""
@@ -88,10 +97,13 @@ class BoundedReader:
         return self
 
     def add(self, chunk: bytes) -> None:
-        """Keep what fits of ``chunk``."""
-        room = self.limit - len(self.data)
-        self.data += chunk[:room]
-        self.truncated |= len(chunk) > room
+        """Keep what fits of ``chunk``; hand all of it to the listener."""
+        with self.lock:
+            room = self.limit - len(self.data)
+            self.data += chunk[:room]
+            self.truncated |= len(chunk) > room
+            if self.listener:
+                self.listener(chunk)
 
     def result(self, wait: float = 2.0) -> bytes:
         """What was read so far, waiting up to ``wait`` seconds for the stream to end."""

@@ -82,7 +82,8 @@ def test_an_agent_that_crashes_at_checkpoint_2_leaves_the_rest_unsolved_with_the
     assert [(cp.status, cp.stop_reason) for cp in record.checkpoints] == [
         ("done", None), ("failed", reason), ("not_run", f"not run: checkpoint_2: {reason}")]
     assert record.stop_reason == f"checkpoint_2: {reason}"
-    assert not (tmp_path / "run/checkpoint_2/results.json").exists()
+    assert (record.checkpoint(2).failure, record.checkpoint(2).attempts) == ("agent_error", 1)
+    assert states(tmp_path / "run")[1] == ("failed", False, False, False)  # graded, as SlopCodeBench does
     assert (tmp_path / "run/checkpoint_2/snapshot/half-written.txt").read_text() == "crashed\n"
     assert (tmp_path / "run/checkpoint_2/stderr.txt").read_text() == "scripted agent: giving up\n"
 

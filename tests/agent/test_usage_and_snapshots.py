@@ -1,57 +1,18 @@
-"""Usage parsers on recorded-shape streams of each harness; snapshots, their diffs and redaction on real files."""
-
-import json
-
-import pytest
+"""The agents table; snapshots, their diffs and redaction on real files (usage: tests/harness/)."""
 
 from scbench.agent.snapshot import diff, redact, take
 from scbench.agent.table import agents, problems_of
-from scbench.agent.usage import PARSERS
-from scbench.rundir import Spend
-
-
-def stream(*events, noise="warning: not JSON {at all\n"):
-    return (noise + "".join(json.dumps(event) + "\n" for event in events)).encode()
-
-
-STREAMS = {
-    "claude-code": (stream({"type": "system", "subtype": "init"},
-                           {"type": "assistant", "message": {"usage": {"input_tokens": 5, "output_tokens": 7}}},
-                           {"type": "result", "total_cost_usd": 0.125,
-                            "usage": {"input_tokens": 100, "cache_creation_input_tokens": 20,
-                                      "cache_read_input_tokens": 3, "output_tokens": 40}}),
-                    Spend(tokens_in=123, tokens_out=40, cost_usd=0.125)),
-    "codex": (stream({"type": "thread.started"},
-                     {"type": "turn.completed", "usage": {"input_tokens": 50, "cached_input_tokens": 10,
-                                                          "output_tokens": 5}},
-                     {"type": "turn.completed", "usage": {"input_tokens": 70, "output_tokens": 9}}),
-              Spend(tokens_in=120, tokens_out=14)),
-    "gemini-cli": (stream({"type": "message", "role": "assistant"},
-                          {"type": "result", "stats": {"input_tokens": 11, "output_tokens": 2}}),
-                   Spend(tokens_in=11, tokens_out=2)),
-    "opencode": (stream({"type": "step_finish", "part": {"tokens": {"input": 10, "output": 4, "cache": {"read": 6}},
-                                                         "cost": 0.5}},
-                        {"type": "step_finish", "part": {"tokens": {"input": 1, "output": 1, "cache": {}},
-                                                         "cost": 0.25}}),
-                 Spend(tokens_in=17, tokens_out=5, cost_usd=0.75)),
-    "none": (stream({"type": "result", "total_cost_usd": 9}), Spend()),
-}
-
-
-@pytest.mark.parametrize("parser", sorted(STREAMS))
-def test_each_usage_parser_reads_its_harness_stream(parser):
-    output, expected = STREAMS[parser]
-    assert PARSERS[parser](output) == expected
-
-
-@pytest.mark.parametrize("parser", sorted(set(PARSERS) - {"none"}))
-def test_a_stream_without_usage_events_has_unknown_spend(parser):
-    assert PARSERS[parser](b"Traceback (most recent call last):\n{not json\n") == Spend()
+from scbench.harness.formats import FORMATS
 
 
 def test_every_agent_of_the_table_is_well_formed():
     assert {name: problems_of(agent) for name, agent in agents().items()} == dict.fromkeys(agents(), [])
-    assert set(PARSERS) >= {agent.usage for agent in agents().values()}
+    assert set(FORMATS) >= {agent.usage for agent in agents().values()}
+    assert {name: agent.harness() for name, agent in agents().items()} == {
+        "claude-code": "@anthropic-ai/claude-code@2.0.51", "codex": "@openai/codex@0.74.0",
+        "gemini-cli": "@google/gemini-cli@0.19.4", "opencode": "opencode-ai@1.0.134", "aider": "aider-chat@0.86.2",
+        "replay": None}
+    assert [name for name, agent in agents().items() if "{prompt_file}" in agent.command.split()] == ["aider"]
 
 
 def test_a_snapshot_leaves_set_up_products_out_and_redacts_secrets(tmp_path):

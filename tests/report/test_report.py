@@ -42,7 +42,7 @@ def test_cost_time_and_quality_say_how_many_values_they_have_and_why_others_are_
     assert scripted["figures"]["minutes"]["n"] == 5
     assert scripted["figures"]["minutes"]["missing"] == ["1 checkpoint: not run"]
     erosion = scripted["figures"]["erosion"]
-    assert (erosion["n"], erosion["missing"]) == (4, ["1 checkpoint: the agent failed", "1 checkpoint: not run"])
+    assert (erosion["n"], erosion["missing"]) == (5, ["1 checkpoint: not run"])  # a failed one is graded
     assert scripted["figures"]["loc"]["mean"] == 8.0
 
 

@@ -1,0 +1,55 @@
+"""A pinned harness CLI installed into the docker sandbox's image from its registry, then run by ``scbench run``
+inside the sandbox with no credential and no network: a classified failure, recorded, nothing crashes."""
+
+import os
+import subprocess
+
+import pytest
+
+from conftest import FIXTURES, scbench
+from scbench.rundir import read_run
+from scbench.sandbox.docker import IMAGE
+
+TEST_IMAGE = "scbench-sandbox:agents-harness-test"
+
+
+@pytest.fixture
+def image():
+    """A copy of the sandbox image under its own tag (the shared one is left as it is), removed after."""
+    subprocess.run(["docker", "tag", IMAGE, TEST_IMAGE], check=True)
+    yield {**os.environ, "SCBENCH_DOCKER_IMAGE": TEST_IMAGE}
+    subprocess.run(["docker", "rmi", "--force", TEST_IMAGE], check=True, capture_output=True)
+
+
+def test_the_pinned_claude_code_runs_in_the_docker_sandbox_and_fails_classified_without_credentials(tmp_path, image):
+    built = scbench("sandbox", "build-image", "--agent", "claude-code", env=image)
+    assert built.returncode == 0, built.stderr
+    assert "@anthropic-ai/claude-code@2.0.51" in built.stderr
+    bare = {key: value for key, value in image.items() if key not in ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")}
+    done = scbench("run", FIXTURES / "calc", "--agent-command", "claude --print --output-format stream-json "
+                   "--verbose --max-turns 2 --model {model}", "--usage", "claude-code", "--stdin", "--model",
+                   "claude-sonnet-4-5", "--sandbox", "docker", "--timeout", "600", "--out", tmp_path / "run",
+                   env=bare)
+    assert done.returncode == 1, done.stderr
+    record = read_run(tmp_path / "run")
+    assert (record.harness_version, record.checkpoint(1).status, record.checkpoint(1).failure) == \
+        ("2.0.51", "failed", "authentication")
+    assert record.checkpoint(1).stop_reason == \
+        "the agent's stream reports a failure (authentication): Invalid API key · Please run /login"
+    assert [cp.status for cp in record.checkpoints[1:]] == ["not_run", "not_run"]
+
+
+def test_a_harness_the_images_runtime_cannot_run_is_refused_and_the_image_left_as_it_was(image):
+    before = subprocess.run(["docker", "image", "inspect", "--format", "{{.Id}}", TEST_IMAGE], capture_output=True,
+                            text=True, check=True).stdout
+    done = scbench("sandbox", "build-image", "--agent", "gemini-cli", env=image)  # gemini-cli 0.19.4 needs Node >= 20
+    assert done.returncode == 1
+    assert "error: the harness was not installed: `gemini --version` exited with code 1 in the image (its messages " \
+           "are above): Node.js v18" in done.stderr
+    assert subprocess.run(["docker", "image", "inspect", "--format", "{{.Id}}", TEST_IMAGE], capture_output=True,
+                          text=True, check=True).stdout == before
+
+
+def test_an_agent_without_a_package_cannot_be_installed():
+    done = scbench("sandbox", "build-image", "--agent", "replay")
+    assert done.returncode == 2 and "no agent 'replay' with a package; known: claude-code, codex" in done.stderr
