@@ -121,7 +121,8 @@ def test_usage_is_read_past_the_size_at_which_the_output_kept_is_cut(tmp_path):
 def test_a_transient_failure_is_retried_and_every_attempt_is_kept(tmp_path):
     (tmp_path / "flag").touch()
     flag = os.path.relpath(tmp_path / "flag", ROOT)
-    done = play(tmp_path / "run", "codex", "--fail-first", flag, extra=["--retry-wait", "0"], sandbox="local")
+    done = play(tmp_path / "run", "codex", "--fail-first", flag, extra=["--retry-wait", "0", "--uncontained"],
+                sandbox="local")
     assert done.returncode == 0, done.stderr
     assert "checkpoint_1: the agent's stream reports a failure (rate_limit): last status: 429 Too Many Requests; " \
            "retry 1 of 2 in 0 s" in done.stderr
