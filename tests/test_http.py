@@ -150,14 +150,16 @@ def test_a_step_using_a_capture_of_a_skipped_step_is_skipped_too(tmp_path):
     ]
 
 
-def test_a_response_body_that_is_not_utf8_is_named_with_its_byte_offset(tmp_path):
+def body_server(tmp_path, name, body):
+    """A directory holding the server ``name``: it answers every GET with 200 and the bytes of the Python
+    expression ``body``."""
     server = tmp_path / "server"
     server.mkdir()
-    (server / "latin1.py").write_text(
+    (server / name).write_text(
         "import sys\nfrom http.server import BaseHTTPRequestHandler, HTTPServer\n\n\n"
         "class Handler(BaseHTTPRequestHandler):\n"
         "    def do_GET(self):\n"
-        "        body = b'ok\\ncaf\\xe9\\n'\n"
+        f"        body = {body}\n"
         "        self.send_response(200)\n"
         "        self.send_header('Content-Length', str(len(body)))\n"
         "        self.end_headers()\n"
@@ -165,6 +167,11 @@ def test_a_response_body_that_is_not_utf8_is_named_with_its_byte_offset(tmp_path
         "args = sys.argv[1:]\n"
         "HTTPServer((args[args.index('--address') + 1], int(args[args.index('--port') + 1])), Handler)"
         ".serve_forever()\n")
+    return server
+
+
+def test_a_response_body_that_is_not_utf8_is_named_with_its_byte_offset(tmp_path):
+    server = body_server(tmp_path, "latin1.py", r"b'ok\ncaf\xe9\n'")
     steps = [{"name": "read", "request": {"path": "/menu"}, "expect": {"body": "ok\ncaf\ufffd\n"}}]
     results = evaluate(compile_problem(http_problem(tmp_path, steps)), 1, Target(server, entry="python3 latin1.py"))
     assert [(f.target, f.message) for f in results.cases[0].steps[0].failures] == [
@@ -173,20 +180,7 @@ def test_a_response_body_that_is_not_utf8_is_named_with_its_byte_offset(tmp_path
 
 def test_a_capture_from_a_response_nested_too_deeply_captures_nothing(tmp_path):
     # before: response.json() raised RecursionError (an internal error of the case; earlier, of the whole run)
-    server = tmp_path / "server"
-    server.mkdir()
-    (server / "deep.py").write_text(
-        "import sys\nfrom http.server import BaseHTTPRequestHandler, HTTPServer\n\n\n"
-        "class Handler(BaseHTTPRequestHandler):\n"
-        "    def do_GET(self):\n"
-        "        body = b'{\"id\": ' * 100000 + b'1' + b'}' * 100000\n"
-        "        self.send_response(200)\n"
-        "        self.send_header('Content-Length', str(len(body)))\n"
-        "        self.end_headers()\n"
-        "        self.wfile.write(body)\n\n\n"
-        "args = sys.argv[1:]\n"
-        "HTTPServer((args[args.index('--address') + 1], int(args[args.index('--port') + 1])), Handler)"
-        ".serve_forever()\n")
+    server = body_server(tmp_path, "deep.py", "b'{\"id\": ' * 100000 + b'1' + b'}' * 100000")
     steps = [{"name": "create", "request": {"path": "/a"}, "capture": {"id": {"jsonpath": "$.id"}}}]
     results = evaluate(compile_problem(http_problem(tmp_path, steps)), 1, Target(server, entry="python3 deep.py"))
     assert [(s.name, [(f.target, f.message) for f in s.failures]) for s in results.cases[0].steps] == [
