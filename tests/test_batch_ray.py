@@ -17,7 +17,7 @@ import pytest
 from conftest import FIXTURES, comparable, evaluations_in, kv_plan, scbench
 from scbench.batch.ray_engine import pack, unpack
 
-pytestmark = pytest.mark.xdist_group("ray")  # one cluster at a time: clusters on one machine share a token file
+pytestmark = pytest.mark.xdist_group(name="ray")  # one cluster at a time: clusters on one machine share a token file
 
 RAY = str(Path(sys.executable).with_name("ray"))
 NODE_PORTS = ("--node-manager-port", "--object-manager-port", "--dashboard-agent-listen-port",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KV, kv_plan, scbench
+from conftest import KV, ROOT, kv_plan, scbench
 
 COUNT_DOC = "count_doc"
 """kv's case of checkpoint 2 whose input is copied from the problem's data (docs/a.txt)."""
@@ -76,7 +76,7 @@ def test_a_bundle_is_checked_as_its_problem_directory_is(tmp_path, edit, expecte
     edited.write_text(json.dumps(bundle))
     done = scbench("eval", edited, "-c", 2, "-s", KV / "solutions/python/checkpoint_2", "--out", tmp_path / "out")
     assert (done.returncode, "Traceback" in done.stderr, (tmp_path / "out").exists()) == (2, False, False)
-    assert done.stderr.startswith(f"{edited}: {expected}"), done.stderr
+    assert done.stderr.startswith(f"{os.path.relpath(edited, ROOT)}: {expected}"), done.stderr
 
 
 def test_with_no_sandbox_level_eval_is_a_usage_error_saying_why_for_each(tmp_path):
@@ -94,4 +94,4 @@ def test_a_track_and_an_entry_together_are_refused(tmp_path):
     done = scbench("eval", KV, "-c", 1, "-s", KV / "solutions/python/checkpoint_1", "-t", "python",
                    "-e", "python3 kv.py", "--out", tmp_path / "out")
     assert (done.returncode, (tmp_path / "out").exists()) == (2, False)
-    assert "give a track or an entry command, not both" in " ".join(done.stderr.replace("│", " ").split())
+    assert "give --track or --entry, not both" in " ".join(done.stderr.replace("│", " ").split())

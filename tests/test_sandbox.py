@@ -162,7 +162,7 @@ def test_solutions_with_native_dependencies_set_up_and_pass_in_every_level(level
                    "--out", tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     summary = json.loads((tmp_path / "results.json").read_text())["summary"]
-    assert (summary["counts"]["core"], summary["strict"]) == ({"passed": 1, "total": 1}, True)
+    assert (summary["counts"]["core"], summary["strict"]) == ({"passed": 1, "total": 1}, None)  # -k: no solve rate
 
 
 @pytest.mark.skipif(shutil.which("debootstrap") is None or os.geteuid() != 0, reason="needs root and debootstrap")

@@ -51,9 +51,6 @@ def eval_command(
     from scbench.evaluate.junit import write_junit
     from scbench.evaluate.terminal import print_run
     from scbench.run.tracks import SetupError
-    if track is not None and entry is not None:
-        raise typer.BadParameter("give a track or an entry command, not both: a track sets the solution up and "
-                                 "starts its entry file, --entry is the whole command", param_hint="--track/--entry")
     if track is not None:
         known_track(track)
     if entry is not None:

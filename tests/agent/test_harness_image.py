@@ -3,6 +3,7 @@ inside the sandbox with no credential and no network: a classified failure, reco
 
 import os
 import subprocess
+import uuid
 
 import pytest
 
@@ -10,15 +11,15 @@ from conftest import FIXTURES, scbench
 from scbench.rundir import read_run
 from scbench.sandbox.docker import IMAGE
 
-TEST_IMAGE = "scbench-sandbox:agents-harness-test"
-
 
 @pytest.fixture
 def image():
-    """A copy of the sandbox image under its own tag (the shared one is left as it is), removed after."""
-    subprocess.run(["docker", "tag", IMAGE, TEST_IMAGE], check=True)
-    yield {**os.environ, "SCBENCH_DOCKER_IMAGE": TEST_IMAGE}
-    subprocess.run(["docker", "rmi", "--force", TEST_IMAGE], check=True, capture_output=True)
+    """The environment of a copy of the sandbox image under a tag of its own (the shared one is left as it is;
+    tests running at once each have theirs), removed after."""
+    tag = f"scbench-sandbox:harness-test-{uuid.uuid4().hex[:12]}"
+    subprocess.run(["docker", "tag", IMAGE, tag], check=True)
+    yield {**os.environ, "SCBENCH_DOCKER_IMAGE": tag}
+    subprocess.run(["docker", "rmi", "--force", tag], check=True, capture_output=True)
 
 
 def test_the_pinned_claude_code_runs_in_the_docker_sandbox_and_fails_classified_without_credentials(tmp_path, image):
@@ -40,14 +41,13 @@ def test_the_pinned_claude_code_runs_in_the_docker_sandbox_and_fails_classified_
 
 
 def test_a_harness_the_images_runtime_cannot_run_is_refused_and_the_image_left_as_it_was(image):
-    before = subprocess.run(["docker", "image", "inspect", "--format", "{{.Id}}", TEST_IMAGE], capture_output=True,
-                            text=True, check=True).stdout
+    inspect = ["docker", "image", "inspect", "--format", "{{.Id}}", image["SCBENCH_DOCKER_IMAGE"]]
+    before = subprocess.run(inspect, capture_output=True, text=True, check=True).stdout
     done = scbench("sandbox", "build-image", "--agent", "gemini-cli", env=image)  # gemini-cli 0.19.4 needs Node >= 20
     assert done.returncode == 1
     assert "error: the harness was not installed: `gemini --version` exited with code 1 in the image (its messages " \
            "are above): Node.js v18" in done.stderr
-    assert subprocess.run(["docker", "image", "inspect", "--format", "{{.Id}}", TEST_IMAGE], capture_output=True,
-                          text=True, check=True).stdout == before
+    assert subprocess.run(inspect, capture_output=True, text=True, check=True).stdout == before
 
 
 def test_an_agent_without_a_package_cannot_be_installed():
