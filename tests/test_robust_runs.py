@@ -95,3 +95,11 @@ def test_a_track_and_an_entry_together_are_refused(tmp_path):
                    "-e", "python3 kv.py", "--out", tmp_path / "out")
     assert (done.returncode, (tmp_path / "out").exists()) == (2, False)
     assert "give --track or --entry, not both" in " ".join(done.stderr.replace("│", " ").split())
+
+
+def test_with_no_sandbox_level_the_library_raises_sandbox_unavailable_not_stop_iteration(tmp_path, monkeypatch):
+    from scbench.sandbox.registry import SandboxUnavailable, choose
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("DOCKER_HOST", "tcp://192.0.2.1:2375")
+    with pytest.raises(SandboxUnavailable, match=r"^no sandbox level is available here \(bwrap: "):
+        choose(None)

@@ -99,26 +99,13 @@ def usable_entry(entry: str, track: str | None = None) -> None:
         raise typer.BadParameter("the entry command is empty", param_hint="--entry")
 
 
-def _default_level():
-    """The first available sandbox level of the registry; a usage error saying why each level is not
-    available when none is."""
-    from scbench.sandbox.registry import registry
-    reasons = []
-    for name, level in registry().items():
-        why = level.unavailable()
-        if not why:
-            return level
-        reasons.append(f"{name}: {why}")
-    raise typer.BadParameter("no sandbox level is available here (" + "; ".join(reasons) + ")", param_hint="--sandbox")
-
-
 def usable_sandbox(console: Console, name: str | None) -> None:
     """Raise a usage error unless sandbox ``name`` (``None``: the default, the first available) is
     available here, saying why each level is not; say on ``console`` what the level used does not
     contain, when it is ``local``."""
     from scbench.sandbox.registry import SandboxUnavailable, choose
     try:
-        level = choose(name) if name is not None else _default_level()
+        level = choose(name)
     except SandboxUnavailable as error:
         raise typer.BadParameter(str(error), param_hint="--sandbox") from None
     if level.name == "local":

@@ -20,12 +20,22 @@ def registry() -> dict[str, type[Sandbox]]:
     return {"bwrap": Bwrap, "docker": Docker, "local": Local}
 
 
+def _first_available(levels: dict[str, type[Sandbox]]) -> type[Sandbox]:
+    reasons = []
+    for name, level in levels.items():
+        why = level.unavailable()
+        if not why:
+            return level
+        reasons.append(f"{name}: {why}")
+    raise SandboxUnavailable("no sandbox level is available here (" + "; ".join(reasons) + ")")
+
+
 def choose(name: str | None) -> type[Sandbox]:
     """The implementation of level ``name``, or with ``None`` the first available of
     :func:`registry`. Raises :class:`SandboxUnavailable` (unknown name, or unavailable here)."""
     levels = registry()
     if name is None:
-        return next(level for level in levels.values() if not level.unavailable())
+        return _first_available(levels)
     if name not in levels:
         raise SandboxUnavailable(f"unknown sandbox {name!r}; known: {', '.join(levels)}")
     why = levels[name].unavailable()
