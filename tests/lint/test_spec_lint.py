@@ -18,6 +18,14 @@ LEAKY = FIXTURES / "leaky"
 SHIPPED = sorted(path for path in (ROOT / "problems").iterdir() if (path / "config.yaml").exists())
 
 
+def kv_with_spec(tmp_path, spec: str):
+    """A copy of the kv fixture whose checkpoint 1 spec is ``spec``; returns its root."""
+    root = tmp_path / "kv"
+    shutil.copytree(FIXTURES / "kv", root)
+    (root / "checkpoint_1.md").write_text(spec)
+    return root
+
+
 def test_every_planted_spec_leak_is_found_once() -> None:
     found = [(f.rule, f.line, f.severity) for f in lint_specs(LEAKY, load(LEAKY))]
     assert found == [
@@ -106,9 +114,7 @@ A file that mentions subprocess is reported; write to user@example.com or see `@
 
 
 def test_language_constructs_and_standard_names_of_any_language_are_found(tmp_path) -> None:
-    root = tmp_path / "kv"
-    shutil.copytree(FIXTURES / "kv", root)
-    (root / "checkpoint_1.md").write_text(POLYGLOT)
+    root = kv_with_spec(tmp_path, POLYGLOT)
     (root / "cases/checkpoint_1/contract.yaml").write_text(
         "cases:\n  - id: routes\n    files: {app.py: \"@app.route('/')\\nList<String> x\\nimport subprocess\\n\"}\n"
         "    args: [count, app.py]\n    expect: {exit_code: any, stdout: \"[..]\"}\n")
@@ -129,10 +135,8 @@ def test_language_constructs_and_standard_names_of_any_language_are_found(tmp_pa
 
 
 def test_a_language_name_is_matched_whole_not_as_the_start_of_a_longer_one(tmp_path) -> None:
-    root = tmp_path / "kv"
-    shutil.copytree(FIXTURES / "kv", root)
-    (root / "checkpoint_1.md").write_text("# kv\n\nMatches in JavaScript files and in C++ sources are reported.\n"
-                                          "The tool itself is written in Java.\n")
+    root = kv_with_spec(tmp_path, "# kv\n\nMatches in JavaScript files and in C++ sources are reported.\n"
+                                  "The tool itself is written in Java.\n")
     found = [(f.line, f.rule, f.text) for f in lint_specs(root, load(root)) if f.rule == "language-prescription"]
     assert found == [(4, "language-prescription", "written in Java")]
 
@@ -150,9 +154,7 @@ The module does export default function tally, module.exports = { tally }, and p
 def test_hidden_case_ids_the_singular_hidden_test_and_constructs_in_prose_are_found(tmp_path) -> None:
     # before: none of these was found: a case id counted as contract vocabulary, "hidden test" only
     # in the plural, a signature only without type parameters, and no rule knew export syntax
-    root = tmp_path / "kv"
-    shutil.copytree(FIXTURES / "kv", root)
-    (root / "checkpoint_1.md").write_text(PROSE_LEAKS)
+    root = kv_with_spec(tmp_path, PROSE_LEAKS)
     found = [(f.line, f.rule, f.text) for f in lint_specs(root, load(root))
              if f.rule in ("hidden-case-id", "hidden-tests", "code-signature", "module-export")]
     assert found == [
