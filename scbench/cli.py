@@ -6,8 +6,6 @@ typer's own: this module and every command module import only typer and the stan
 module level, the library inside command bodies.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

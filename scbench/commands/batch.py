@@ -1,7 +1,5 @@
 """The ``scbench batch`` command: resolve the plan, run what is not current, print the summary."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -77,7 +75,7 @@ def _usable_engine(engine: str, address: str | None, engines: dict) -> None:
         raise typer.BadParameter("--address names a Ray cluster: add --engine ray", param_hint="--address")
 
 
-def _resolved(console: Console, plan: Path, sandbox: str | None) -> tuple:
+def _resolved(console: "Console", plan: Path, sandbox: str | None) -> tuple:
     """The plan's jobs and bundles; on plan errors every diagnostic is printed and the exit is 2."""
     from scbench.batch.resolve import PlanError, resolve
     try:
@@ -89,7 +87,7 @@ def _resolved(console: Console, plan: Path, sandbox: str | None) -> tuple:
     return jobs, bundles
 
 
-def _hooks(console: Console, bar, task) -> Hooks:
+def _hooks(console: "Console", bar, task) -> "Hooks":
     from scbench.batch.scheduler import Hooks
 
     def done(outcome) -> None:
@@ -103,14 +101,14 @@ def _hooks(console: Console, bar, task) -> Hooks:
     return Hooks(done, lambda job, result: bar.advance(task), lambda text: print_plain(console, text))
 
 
-def _run(console: Console, session, engine: str, jobs: int | None, address: str | None) -> None:
+def _run(console: "Console", session, engine: str, jobs: int | None, address: str | None) -> None:
     total = sum(len(session.bundles[job.problem].suite(job.checkpoint)) for job in session.pending)
     with progress(console) as bar:
         task = bar.add_task(f"batch ({engine})", total=total)
         session.run(engine, jobs, _hooks(console, bar, task), address)
 
 
-def _report(console: Console, stdout: Console, session, out: Path) -> None:
+def _report(console: "Console", stdout: "Console", session, out: Path) -> None:
     from scbench.batch.store import atomic
     from scbench.batch.summary import BatchSummary, summary_table
     rows = session.rows()

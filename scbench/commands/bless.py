@@ -1,7 +1,5 @@
 """The ``scbench bless`` command: run the reference, show the proposed edits, write them if asked."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -52,7 +50,7 @@ def bless(
     _confirm_and_write(console, edits, yes)
 
 
-def _confirm_and_write(console: Console, edits: list[Edit], yes: bool) -> None:
+def _confirm_and_write(console: "Console", edits: "list[Edit]", yes: bool) -> None:
     """Print each edit's diff (stdout); write them all if ``yes`` or the user agrees at a terminal, else exit 1."""
     for edit in edits:
         typer.echo(edit.diff, nl=False)

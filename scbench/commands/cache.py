@@ -1,7 +1,5 @@
 """``scbench cache info|clean``: what the cache holds, and removing it."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

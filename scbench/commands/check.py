@@ -1,7 +1,5 @@
 """``scbench check``: every reference solution of a problem, and what is inconsistent."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Literal
 

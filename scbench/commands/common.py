@@ -5,8 +5,6 @@ It sits below every ``command.py``: it imports only typer and the standard libra
 library inside function bodies, so that ``scbench --help`` starts at typer's speed.
 """
 
-from __future__ import annotations
-
 import shlex
 import threading
 import time
@@ -33,7 +31,7 @@ TrackOption = Annotated[str, typer.Option("--track", "-t", help="language track 
                                                                 "(python, node, rust, java, go, ...)")]
 
 
-def _console(stderr: bool) -> Console:
+def _console(stderr: bool) -> "Console":
     import sys
 
     from rich.console import Console
@@ -41,17 +39,17 @@ def _console(stderr: bool) -> Console:
     return Console(stderr=stderr, width=None if stream.isatty() else 160, soft_wrap=True)
 
 
-def stderr_console() -> Console:
+def stderr_console() -> "Console":
     """The console for progress, logs and errors (stderr; 160 columns when not a terminal)."""
     return _console(stderr=True)
 
 
-def stdout_console() -> Console:
+def stdout_console() -> "Console":
     """The console for results and tables (stdout; 160 columns when not a terminal)."""
     return _console(stderr=False)
 
 
-def load_bundle(path: Path, missing_expected_files: bool = False) -> Bundle:
+def load_bundle(path: Path, missing_expected_files: bool = False) -> "Bundle":
     """The problem or bundle at ``path``; on compile errors, print every diagnostic and exit 2."""
     from scbench.problem.advice import warnings
     from scbench.problem.diagnostics import ProblemError, rebased
@@ -99,7 +97,7 @@ def usable_entry(entry: str, track: str | None = None) -> None:
         raise typer.BadParameter("the entry command is empty", param_hint="--entry")
 
 
-def usable_sandbox(console: Console, name: str | None) -> None:
+def usable_sandbox(console: "Console", name: str | None) -> None:
     """Raise a usage error unless sandbox ``name`` (``None``: the default, the first available) is
     available here, saying why each level is not; say on ``console`` what the level used does not
     contain, when it is ``local``."""
@@ -112,7 +110,7 @@ def usable_sandbox(console: Console, name: str | None) -> None:
         console.print(f"[yellow]sandbox local does not contain: {'; '.join(level.gaps)}[/]", highlight=False)
 
 
-def known_checkpoint(bundle: Bundle, checkpoint: int) -> None:
+def known_checkpoint(bundle: "Bundle", checkpoint: int) -> None:
     """Raise a usage error unless ``bundle`` has checkpoint number ``checkpoint``."""
     if checkpoint not in range(1, len(bundle.checkpoints) + 1):
         raise typer.BadParameter(f"this problem has checkpoints 1..{len(bundle.checkpoints)}",
@@ -128,12 +126,12 @@ class LineProgress:
     something advanced and :data:`PROGRESS_PERIOD` seconds passed since the last line, and once more
     at the end. The subset of rich's ``Progress`` the commands use; ``advance`` may come from any thread."""
 
-    def __init__(self, console: Console):
+    def __init__(self, console: "Console"):
         self.console, self.clock, self.lock = console, time.monotonic, threading.Lock()
         self.tasks: list[list] = []
         self.started = self.shown = self.clock()
 
-    def __enter__(self) -> LineProgress:
+    def __enter__(self) -> "LineProgress":
         return self
 
     def __exit__(self, failed: type[BaseException] | None, *exc: object) -> None:
@@ -160,7 +158,7 @@ class LineProgress:
         self.console.print(f"{description}: {done}/{total} cases ({self.clock() - self.started:.0f}s)", highlight=False)
 
 
-def progress(console: Console) -> Progress | LineProgress:
+def progress(console: "Console") -> "Progress | LineProgress":
     """The progress shown while cases run on ``console``: a bar on a terminal, else a line every
     :data:`PROGRESS_PERIOD` seconds (:class:`LineProgress`)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -170,12 +168,12 @@ def progress(console: Console) -> Progress | LineProgress:
                     console=console, transient=True)
 
 
-def with_progress(jobs: int | None, console: Console, selection: Selection | None = None):
+def with_progress(jobs: int | None, console: "Console", selection: "Selection | None" = None):
     """A run function like :func:`scbench.evaluate.session.evaluate` that shows a progress bar."""
     from scbench.evaluate import session as evaluation
     chosen = selection or evaluation.Selection()
 
-    def run(bundle: Bundle, checkpoint: int, target: Target, selection: Selection = chosen) -> RunResults:
+    def run(bundle: "Bundle", checkpoint: int, target: "Target", selection: "Selection" = chosen) -> "RunResults":
         with progress(console) as bar:
             task = bar.add_task(f"{target.track or 'entry'} checkpoint_{checkpoint}",
                                 total=len(selection.suite(bundle, checkpoint)))
@@ -183,7 +181,7 @@ def with_progress(jobs: int | None, console: Console, selection: Selection | Non
     return run
 
 
-def selection_of(bundle: Bundle, checkpoint: int, pattern: str | None, max_failures: int | None) -> Selection:
+def selection_of(bundle: "Bundle", checkpoint: int, pattern: str | None, max_failures: int | None) -> "Selection":
     """The cases ``-k`` and ``--max-failures`` select; a usage error when ``pattern`` matches none."""
     from scbench.evaluate.session import Selection
     selection = Selection(pattern, max_failures)
@@ -192,7 +190,7 @@ def selection_of(bundle: Bundle, checkpoint: int, pattern: str | None, max_failu
     return selection
 
 
-def print_plain(console: Console, text: str, style: str = "") -> None:
+def print_plain(console: "Console", text: str, style: str = "") -> None:
     """``text`` on ``console`` as it is, in ``style``: no markup read in it, control characters escaped
     (:func:`scbench.grade.show.printable`), for any text a solution or an agent may have shaped."""
     from rich.text import Text
@@ -201,7 +199,7 @@ def print_plain(console: Console, text: str, style: str = "") -> None:
     console.print(Text(printable(text), style), highlight=False, soft_wrap=True)
 
 
-def print_diagnostics(console: Console, diagnostics: list[Diagnostic], severity: str = "error") -> None:
+def print_diagnostics(console: "Console", diagnostics: "list[Diagnostic]", severity: str = "error") -> None:
     """Each diagnostic as ``file:line: where: message`` and its fix (warnings headed ``warning:``), then
     a count; nothing for no warning."""
     from rich.text import Text

@@ -1,7 +1,5 @@
 """``scbench compile``: validate a problem and write its bundle."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

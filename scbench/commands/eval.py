@@ -1,7 +1,5 @@
 """``scbench eval``: one solution at one checkpoint, graded and measured."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """The ``scbench lint`` command: compile the problem, lint it, print the findings."""
 
-from __future__ import annotations
-
 import dataclasses
 import json
 import sys
@@ -20,7 +18,7 @@ if TYPE_CHECKING:
 STYLES = {"error": "bold red", "warning": "yellow"}
 
 
-def print_findings(console: Console, findings: list[Finding]) -> None:
+def print_findings(console: "Console", findings: "list[Finding]") -> None:
     """Each finding as rendered by :meth:`Finding.render`, coloured by severity, then the counts."""
     from rich.text import Text
     for finding in findings:

@@ -1,7 +1,5 @@
 """The ``scbench metrics`` command: parse arguments, call :func:`measure`, print."""
 
-from __future__ import annotations
-
 import json
 from pathlib import Path
 from typing import Annotated

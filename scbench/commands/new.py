@@ -1,7 +1,5 @@
 """``scbench new problems/NAME``: scaffold a problem that compiles and checks green."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

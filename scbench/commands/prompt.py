@@ -1,7 +1,5 @@
 """``scbench prompt``: the agent prompt of a checkpoint."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

@@ -1,7 +1,5 @@
 """The ``scbench report`` command: parse arguments, build the report, print it, write HTML or JSON."""
 
-from __future__ import annotations
-
 import importlib.util
 from pathlib import Path
 from typing import Annotated

@@ -1,7 +1,5 @@
 """The ``scbench run`` command: parse arguments, run the agent loop, print one line per checkpoint."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -23,7 +21,7 @@ if TYPE_CHECKING:
     from scbench.rundir import RunRecord
 
 
-def _agent(name: str | None, command: str | None, usage: str, stdin: bool) -> Agent:
+def _agent(name: str | None, command: str | None, usage: str, stdin: bool) -> "Agent":
     """The agent of ``--agent`` or ``--agent-command``; a usage error when it is not exactly one,
     unknown, or malformed."""
     from scbench.agent.table import Agent, agents, problems_of
@@ -41,7 +39,7 @@ def _agent(name: str | None, command: str | None, usage: str, stdin: bool) -> Ag
     return agent
 
 
-def _usable(console: Console, chosen: Agent, name: str | None, prompt: str, track: str, sandbox: str | None,
+def _usable(console: "Console", chosen: "Agent", name: str | None, prompt: str, track: str, sandbox: str | None,
             uncontained: bool) -> None:
     """Raise a usage error for an unknown prompt template or track, a sandbox level this machine lacks or that
     contains nothing without ``uncontained``, or an agent whose credentials are not set."""
@@ -61,7 +59,7 @@ def _usable(console: Console, chosen: Agent, name: str | None, prompt: str, trac
         raise typer.BadParameter(f"agent {name} needs a credential: {missing}", param_hint="--agent")
 
 
-def _values(agent: Agent, model: str | None, snapshots: Path | None) -> dict[str, str]:
+def _values(agent: "Agent", model: str | None, snapshots: Path | None) -> dict[str, str]:
     """The run-wide placeholder values; a usage error when the command needs one not given."""
     needed = {"model": ("--model", model), "snapshots": ("--snapshots", snapshots)}
     for key in agent.placeholders() & needed.keys():
@@ -72,7 +70,7 @@ def _values(agent: Agent, model: str | None, snapshots: Path | None) -> dict[str
             if value is not None}
 
 
-def _print_checkpoints(record: RunRecord, run_dir: Path) -> None:
+def _print_checkpoints(record: "RunRecord", run_dir: Path) -> None:
     """One line per checkpoint on stdout: state, solve rates, and why it stopped or was not graded."""
     from scbench.grade.show import printable
     from scbench.results import RunResults

@@ -1,7 +1,5 @@
 """``scbench sandbox``: the containment levels of this machine, and the Docker image."""
 
-from __future__ import annotations
-
 import shlex
 import subprocess
 import sys
