@@ -76,7 +76,7 @@ class Agent(BaseModel):
 @cache
 def agents() -> dict[str, Agent]:
     """Agent name -> :class:`Agent`, from ``scbench/agent/agents.yaml``."""
-    raw = yaml.safe_load((BUILTINS / "agents.yaml").read_text(encoding="utf-8"))
+    raw = yaml.load((BUILTINS / "agents.yaml").read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
     return {name: Agent.model_validate(entry) for name, entry in raw.items()}
 
 

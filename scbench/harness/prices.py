@@ -35,7 +35,7 @@ class Price(BaseModel):
 @cache
 def prices() -> dict[str, Price]:
     """Every name a model goes by (its own, its aliases) -> its :class:`Price`, from ``prices.yaml``."""
-    raw = yaml.safe_load(PRICES.read_text(encoding="utf-8"))
+    raw = yaml.load(PRICES.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
     table = {}
     for name, entry in raw["models"].items():
         price = Price(**entry, **raw["providers"][entry["provider"]])

@@ -24,7 +24,7 @@ def render_spec(spec: str, track: str, entry_file: str) -> str:
 
 def track_words() -> dict[str, dict[str, str]]:
     """Track -> the words prompts use for its language (``words.yaml`` beside this module)."""
-    return yaml.safe_load((PROMPTS / "words.yaml").read_text(encoding="utf-8"))
+    return yaml.load((PROMPTS / "words.yaml").read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
 
 
 def templates() -> list[str]:

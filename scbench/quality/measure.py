@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from scbench import content
-from scbench.quality.astgrep import flag, load_rules
+from scbench.quality.astgrep import flag, load_rules, scan
 from scbench.quality.clones import find_clones
 from scbench.quality.languages import languages
 from scbench.quality.metrics import erosion, verbosity
@@ -37,10 +37,19 @@ def discover(root: Path, adapters: list[TreeSitterAdapter]) -> list[tuple[Path, 
 
 
 def _file(path: Path, name: str, adapter: TreeSitterAdapter) -> tuple[SourceFacts, list[Flag]]:
+    """The file's facts and the flags of its language's rules that :func:`scan` cannot run."""
     source = path.read_bytes()
     table = adapter.table
-    rules = load_rules(table.rules)
+    rules = tuple(rule for rule in load_rules(table.rules) if not rule.scannable)
     return adapter.facts(name, source), flag(name, source.decode(errors="replace"), table.ast_grep, rules)
+
+
+def _scanned(measured: list[tuple[Path, str, TreeSitterAdapter]]) -> list[Flag]:
+    """The flags of the scannable rules on the measured files: one ``ast-grep scan`` per language."""
+    tables = {adapter.table.name: adapter.table for _, _, adapter in measured}
+    return [found for table in tables.values()
+            for found in scan({path: name for path, name, adapter in measured if adapter.table is table},
+                              table.ast_grep, table.extensions, load_rules(table.rules))]
 
 
 SKIP_REASONS: dict[type[Exception], Callable[[Exception], str]] = {
@@ -69,6 +78,7 @@ def measure(path: Path, language: str | None = None) -> QualityReport:
     facts: list[SourceFacts] = []
     flags: list[Flag] = []
     skipped: list[tuple[str, str]] = []
+    measured: list[tuple[Path, str, TreeSitterAdapter]] = []
     for file, adapter in discover(path, adapters):
         name = _relative(file, path)
         if (size := file.stat().st_size) > MEASURED_BYTES:
@@ -81,7 +91,8 @@ def measure(path: Path, language: str | None = None) -> QualityReport:
             continue
         facts.append(file_facts)
         flags.extend(file_flags)
-    return _report(facts, flags, tuple(skipped))
+        measured.append((file, name, adapter))
+    return _report(facts, flags + _scanned(measured), tuple(skipped))
 
 
 def _report(facts: list[SourceFacts], flags: list[Flag], skipped: tuple) -> QualityReport:

@@ -66,5 +66,6 @@ _CONVERT = {
 @lru_cache(maxsize=4)
 def load_tables(directory: Path = ADAPTERS) -> tuple[LanguageTable, ...]:
     """Every ``*.yaml`` table in ``directory``, sorted by name; raises ValueError on a malformed table."""
-    tables = (LanguageTable.from_mapping(yaml.safe_load(p.read_text())) for p in directory.glob("*.yaml"))
+    tables = (LanguageTable.from_mapping(yaml.load(p.read_text(), Loader=yaml.CSafeLoader))
+              for p in directory.glob("*.yaml"))
     return tuple(sorted(tables, key=lambda table: table.name))

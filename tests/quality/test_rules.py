@@ -1,12 +1,14 @@
 """Every AST-grep rule matches each of its ``invalid`` examples and none of its ``valid`` ones, in every language
 whose table runs its directory (the javascript rules also run on TypeScript and TSX files)."""
 
+from dataclasses import astuple
+
 import pytest
 import yaml
 from ast_grep_py import SgRoot
 
 from scbench.paths import RULES
-from scbench.quality.astgrep import Rule, load_rules
+from scbench.quality.astgrep import Rule, flag, load_rules, scan
 from scbench.quality.tables import load_tables
 
 RULE_DIRS = tuple(sorted(path.name for path in RULES.iterdir() if path.is_dir()))
@@ -57,3 +59,22 @@ def test_no_rule_repeats_a_key() -> None:
     """YAML keeps the last of two equal keys: a second ``not:`` would silently replace the first."""
     repeated = {r.id: _duplicate_keys(yaml.compose(r.source.read_text())) for r in ALL_RULES}
     assert {rule: keys for rule, keys in repeated.items() if keys} == {}
+
+
+@pytest.mark.parametrize("table", load_tables(), ids=lambda table: table.name)
+def test_the_scanner_flags_exactly_what_the_binding_flags(table, tmp_path) -> None:
+    """``ast-grep scan`` (one walk per file for every scannable rule) flags the same lines with the same rules as
+    the binding (one walk per rule) on every example of every rule the language runs; the rules it cannot scan
+    are few (comment narration, ``@ts-ignore``, an accessor pair: their top level is relational or a util)."""
+    rules = load_rules(table.rules)
+    examples = [code for rule in rules for code in (*rule.valid, *rule.invalid)]
+    files = {tmp_path / f"example_{number}{table.extensions[0]}": f"example_{number}"
+             for number in range(len(examples))}
+    for (path, _), code in zip(files.items(), examples, strict=True):
+        path.write_text(code)
+    scanned = tuple(rule for rule in rules if rule.scannable)
+    expected = [found for (path, name), code in zip(files.items(), examples, strict=True)
+                for found in flag(name, code, table.ast_grep, scanned)]
+    assert sorted(map(astuple, scan(files, table.ast_grep, table.extensions, rules))) == sorted(map(astuple, expected))
+    assert {rule.id for rule in rules if not rule.scannable} <= {"comment-restates-code", "ts-ignore",
+                                                                 "trivial-accessor-pair"}
