@@ -58,6 +58,9 @@ def test_lint_and_check_print_json(kv):
     assert (done.returncode, report["ok"], report["problems"]) == (0, True, [])
     assert [(run["track"], run["checkpoint"], run["summary"]["strict"]) for run in report["runs"]] == [
         ("node", "checkpoint_1", True), ("python", "checkpoint_1", True), ("python", "checkpoint_2", True)]
+    assert (report["cores"], report["floor_s"]) == (len(os.sched_getaffinity(0)),
+                                                    report["solution_s"] / report["cores"])
+    assert report["solution_s"] > 0 and report["elapsed_s"] > 0
 
 
 def test_cache_info_and_clean(kv, tmp_path):
@@ -68,12 +71,12 @@ def test_cache_info_and_clean(kv, tmp_path):
     (tmp_path / "cache/notes/keep.txt").write_text("not scbench's")
     lines = scbench("cache", "info", env=env).stdout.splitlines()
     assert lines[0] == f"cache: {tmp_path / 'cache'}"
-    assert [line.split()[:2] for line in lines[1:5]] == [["bundles", "1"], ["compiled", "1"], ["solutions", "1"],
-                                                         ["notes", "0"]]
-    assert "(not scbench’s: clean leaves it alone)" in lines[4]
+    assert [line.split()[:2] for line in lines[1:6]] == [["ast-grep", "1"], ["bundles", "1"], ["compiled", "1"],
+                                                         ["solutions", "1"], ["notes", "0"]]
+    assert "(not scbench’s: clean leaves it alone)" in lines[5]
     done = scbench("cache", "clean", env=env)
     assert [line.split(":")[0] for line in done.stdout.splitlines()] == [
-        "removed bundles", "removed compiled", "removed solutions"]
+        "removed ast-grep", "removed bundles", "removed compiled", "removed solutions"]
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["notes"]
     assert scbench("cache", "clean", env=env).stdout == "nothing to remove\n"
     assert scbench("cache", "clean", "notes", env=env).returncode == 2

@@ -15,6 +15,7 @@ from pathlib import Path
 from scbench.paths import CACHE
 
 KINDS = {
+    "ast-grep": "AST-grep rules written out for `ast-grep scan`, one directory per digest of a language's rules",
     "bundles": "compiled bundles' data files, one directory per bundle digest",
     "compiled": "problem directories compiled to bundles, one directory per digest of their sources and the compiler",
     "solutions": "prepared solutions (a private copy set up once per content and track)",

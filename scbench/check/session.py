@@ -3,7 +3,9 @@ regressions, and a list of every inconsistency found."""
 
 from __future__ import annotations
 
+import os
 import re
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -40,10 +42,22 @@ class CheckReport:
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     mutation: list[MutationScore] = field(default_factory=list)
+    elapsed_s: float = 0.0
+    cores: int = field(default_factory=lambda: len(os.sched_getaffinity(0)))
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def solution_s(self) -> float:
+        """Seconds the references' own processes ran: the sum of every step's wall time in every run."""
+        return sum(step.duration_s for _, results in self.runs for case in results.cases for step in case.steps)
+
+    @property
+    def floor_s(self) -> float:
+        """The least wall time the reference runs could take: :attr:`solution_s` spread over :attr:`cores`."""
+        return self.solution_s / self.cores
 
     def to_dict(self) -> dict:
         """The report as JSON-ready data: ``ok``, ``problems``, ``warnings``, one entry per
@@ -55,7 +69,8 @@ class CheckReport:
                      "score": score.score, "survivors": [f"{m.file}:{m.line}:{m.column} {m.description}"
                                                          for m in score.survivors]} for score in self.mutation]
         return {"ok": self.ok, "problems": self.problems, "warnings": self.warnings, "runs": runs,
-                "mutation": mutation}
+                "mutation": mutation, "elapsed_s": self.elapsed_s, "solution_s": self.solution_s,
+                "cores": self.cores, "floor_s": self.floor_s}
 
 
 def references(root: Path) -> Iterator[Reference]:
@@ -129,9 +144,11 @@ def check(root: Path, bundle: Bundle, run: Callable[[Bundle, int, Target], RunRe
           options: CheckOptions = CheckOptions()) -> CheckReport:
     """Run every usable reference of the problem at ``root``, lint the problem, and collect
     inconsistencies: layout errors, setup failures, failing cases, lint errors (warnings are
-    kept apart), flaky cases, and, on request, mutation scores. ``run`` defaults to
+    kept apart), flaky cases, and, on request, mutation scores, with the wall time it took (``elapsed_s``) beside
+    its floor (``floor_s``). ``run`` defaults to
     :func:`scbench.evaluate.session.evaluate` (the CLI passes one with a progress bar); it is called with
     the :class:`Selection` of each reference as ``selection``."""
+    started = time.monotonic()
     report = CheckReport()
     found = list(references(root))
     report.problems += _layout_problems(root, bundle, found)
@@ -143,4 +160,5 @@ def check(root: Path, bundle: Bundle, run: Callable[[Bundle, int, Target], RunRe
                                                                                     options.repeat)]
     report.mutation = [mutation_score(bundle, ref.number, ref.path) for ref, _ in report.runs
                        if options.mutants and ref.track == "python"]
+    report.elapsed_s = time.monotonic() - started
     return report
