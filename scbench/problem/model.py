@@ -28,11 +28,14 @@ CASE_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 CHECKPOINT_NAME = r"^checkpoint_[1-9][0-9]*$"
 RETIRED_CASE = r"^checkpoint_[1-9][0-9]*/[A-Za-z0-9][A-Za-z0-9_.-]*$"
 
+ANY = "[..]"
+"""A string leaf of an expected value that is exactly this matches any value."""
+
 Category = Literal["core", "functionality", "error"]
 """Author-facing test categories (SlopCodeBench paper section 2.4). ``regression`` is
 derived: it is every earlier checkpoint's case, re-run on a later checkpoint."""
 
-OutputFormat = Literal["text", "lines", "json", "jsonl", "yaml", "csv"]
+OutputFormat = Literal["text", "lines", "json", "jsonl", "yaml", "csv", "toml", "ini"]
 
 
 class Strict(BaseModel):
