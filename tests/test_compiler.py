@@ -179,6 +179,17 @@ def test_a_case_file_that_is_not_utf8_is_a_located_error(problem):
      "    fix: encode the bytes with base64 -w0 FILE"),
     ("{id: c, args: count}",
      "cases[0].args: expected a list, got a string \"count\"\n    fix: write a list: [count]"),
+    ("{id: c, expect: {stderr: {contains: no such key}}}",
+     "cases[0].expect.stderr.contains: expected a list, got a string \"no such key\"\n"
+     "    fix: give a list: contains: [\"no such key\"]"),
+    ("{id: c, expect: {files: {out.txt: {format: json, search: '^a$'}}}}",
+     "cases[0].expect.files.out.txt.search: expected a list, got a string \"^a$\"\n"
+     "    fix: give a list: search: [\"^a$\"]"),
+    ("{id: c, expect: {stdout: {search: [ok, 'took (\\d+ms']}}}",
+     "cases[0].expect.stdout.search[1]: invalid regular expression: missing ), unterminated subpattern at "
+     "position 5\n    fix: escape special characters with a backslash"),
+    ("{id: c, expect: {stdout: {not_contains: ['']}}}",
+     "cases[0].expect.stdout.not_contains[0]: must not be empty\n    fix: write a value"),
 ])
 def test_paths_and_contents_are_checked_at_compile_time(problem, case, expected):
     (problem / "cases/checkpoint_1/bad.yaml").write_text(f"cases:\n  - {case}\n")

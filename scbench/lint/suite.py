@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from scbench.grade.search import searched
 from scbench.lint.finding import Finding, Severity
 from scbench.problem.bundle import Bundle, CompiledCase
 from scbench.problem.model import CliExpectation, CopyFile, OutputExpectation
@@ -35,7 +36,7 @@ def _outputs(expect) -> list[OutputExpectation]:
 
 
 def _accepts_anything(output: OutputExpectation) -> bool:
-    if output.json_schema is not None:
+    if output.json_schema is not None or searched(output):
         return False
     if output.format == "text":
         return (output.regex, output.value) in ANY_TEXT

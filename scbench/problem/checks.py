@@ -210,7 +210,12 @@ def _value(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
             "use format: jsonl, json, lines, yaml or csv; for lists inside a document, unordered: true"
 
 
-OUTPUT_CHECKS: list[Callable[[OutputExpectation, tuple], Iterator[Finding]]] = [_regex, _jsonpaths, _value]
+def _searches(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
+    for index, pattern in enumerate(output.search):
+        yield from _compile_regex(pattern, (*path, "search", index))
+
+
+OUTPUT_CHECKS: list[Callable[[OutputExpectation, tuple], Iterator[Finding]]] = [_regex, _jsonpaths, _value, _searches]
 """The checks of one output expectation (its ``path`` relative to the case)."""
 
 

@@ -129,7 +129,9 @@ class OutputExpectation(Strict):
     then the two values are compared: exactly, or as a ``subset`` (extra object keys in
     the actual value are allowed), ``unordered`` (lists compared as multisets), with
     ``tolerance`` on floats, and with wildcards in strings. ``regex`` (text only) makes
-    ``value`` a regular expression that must match the whole output.
+    ``value`` a regular expression that must match the whole output. ``contains``,
+    ``not_contains`` and ``search`` look into the output's text as written, whatever its ``format``,
+    with or without a ``value``.
     """
 
     format: OutputFormat = "text"
@@ -145,6 +147,13 @@ class OutputExpectation(Strict):
     key_order: bool = Field(False, description="JSON object keys must appear in the expected order")
     regex: bool = False
     json_schema: dict[str, Any] | None = Field(None, alias="schema", description="the parsed value must validate")
+    contains: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list, description="texts that must each occur in the output (as written, any format)")
+    not_contains: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list, description="texts none of which may occur in the output")
+    search: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list, description="regular expressions that must each match within one line of the output "
+        "(Python re.search on each line)")
 
 
 Output = Annotated[str | OutputExpectation, Field(description="a bare string is exact text with wildcards")]
