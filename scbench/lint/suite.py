@@ -95,7 +95,9 @@ def no_error_cases(bundle: Bundle) -> Iterator[Location]:
 
 def _data_references(compiled: CompiledCase) -> Iterator[str]:
     inputs = [compiled.case.files, *(getattr(step, "files", {}) for step in compiled.case.steps)]
-    yield from (spec.copy_ for files in inputs for spec in files.values() if isinstance(spec, CopyFile))
+    stdins = [getattr(step, "stdin", None) for step in compiled.case.steps]
+    specs = [*(spec for files in inputs for spec in files.values()), *stdins]
+    yield from (spec.copy_ for spec in specs if isinstance(spec, CopyFile))
     yield from DATA_REFERENCE.findall(compiled.case.model_dump_json(by_alias=True))
 
 

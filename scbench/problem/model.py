@@ -99,6 +99,26 @@ InputFile = Annotated[
 ]
 
 
+class JsonStdin(Strict):
+    """Standard input written from an inline value: ``json.dumps(value, ensure_ascii=False)`` and one
+    newline (compact, one line, non-ASCII as UTF-8)."""
+
+    json_: Any = Field(alias="json")
+
+
+class YamlStdin(Strict):
+    """Standard input written from an inline value: ``yaml.safe_dump(value, sort_keys=False,
+    allow_unicode=True)`` (keys in the order given, non-ASCII as UTF-8)."""
+
+    yaml_: Any = Field(alias="yaml")
+
+
+Stdin = Annotated[
+    str | JsonStdin | YamlStdin | CopyFile,
+    Field(description="a bare string is UTF-8 text; {copy: path} the bytes of a file under data/"),
+]
+
+
 # --------------------------------------------------------------- expectations
 
 class Tolerance(Strict):
@@ -175,7 +195,7 @@ class CliStep(Strict):
 
     name: str | None = None
     args: list[str] = Field(default_factory=list, description="appended to the entry command")
-    stdin: str | None = None
+    stdin: Stdin | None = None
     env: dict[str, str] = Field(default_factory=dict)
     files: dict[str, InputFile] = Field(default_factory=dict, description="written before this step")
     timeout: float | None = Field(None, gt=0, description="seconds")
@@ -262,7 +282,7 @@ class CliCase(CaseBase):
 
     kind: Literal["cli"] = "cli"
     args: list[str] | None = None
-    stdin: str | None = None
+    stdin: Stdin | None = None
     expect: CliExpectation | None = None
     steps: list[CliStep] | None = Field(None, min_length=1)
 
