@@ -189,7 +189,8 @@ def test_a_case_file_that_is_not_utf8_is_a_located_error(problem):
      "cases[0].expect.stdout.search[1]: invalid regular expression: missing ), unterminated subpattern at "
      "position 5\n    fix: escape special characters with a backslash"),
     ("{id: c, expect: {stdout: {not_contains: ['']}}}",
-     "cases[0].expect.stdout.not_contains[0]: must not be empty\n    fix: write a value"),    ("{id: c, stdin: {copy: docs}}",
+     "cases[0].expect.stdout.not_contains[0]: must not be empty\n    fix: write a value"),
+    ("{id: c, stdin: {copy: docs}}",
      "cases[0].stdin.copy: data/docs is a directory, and stdin takes the bytes of one file\n"
      "    fix: name a file under data/"),
     ("{id: c, steps: [{stdin: {copy: ../config.yaml}}]}",
