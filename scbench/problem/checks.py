@@ -194,8 +194,7 @@ def _ini_value(value: object, path: tuple) -> Iterator[Finding]:
 def _toml_value(value: object, path: tuple) -> Iterator[Finding]:
     if not isinstance(value, dict):
         yield path, "a toml document is a table", "write the value as an object of keys"
-    nulls = [inside for inside, item in _leaves_of(value, ()) if item is None]
-    for inside in nulls:
+    for inside in (inside for inside, item in _leaves_of(value, ()) if item is None):
         yield (*path, *inside), "toml has no null", "leave the key out (or ignore it), or write the text it prints"
 
 
