@@ -6,14 +6,19 @@ Every parser takes the text and returns the parsed value or raises ``ValueError`
 expands past :data:`MAX_NODES`: outputs and authors' files alike are read in bounded time).
 Nothing is read leniently: JSON with a duplicate key or ``NaN`` / ``Infinity`` is not JSON, and
 YAML is read as the JSON value it stands for: without implicit timestamps (``2024-01-02`` stays the
-string it is in JSON), keys as strings, no binary or set.
+string it is in JSON), keys as strings, no binary or set. TOML is read by ``tomllib`` with its dates and
+times as their RFC 3339 text; INI by ``configparser`` (strict, no interpolation, keys as written) as
+``{section: {key: text}}``, a ``DEFAULT`` section being a section like any other.
 """
 
 from __future__ import annotations
 
+import configparser
 import csv
+import datetime
 import io
 import json
+import tomllib
 from collections.abc import Callable
 from typing import Any
 
@@ -192,6 +197,55 @@ def _yaml(text: str) -> Any:
         raise ValueError(str(error).replace("\n", " ")) from error
 
 
+def _toml_value(value: Any) -> Any:
+    """A ``tomllib`` value with every date, time and date-time as its ``isoformat()`` text."""
+    if isinstance(value, dict):
+        return {key: _toml_value(child) for key, child in value.items()}
+    if isinstance(value, list):
+        return [_toml_value(child) for child in value]
+    return value.isoformat() if isinstance(value, datetime.date | datetime.time) else value
+
+
+def _toml(text: str) -> dict[str, Any]:
+    try:
+        return _toml_value(check_value(tomllib.loads(text)))
+    except RecursionError as error:
+        raise TooDeep() from error
+
+
+NO_SECTION = "\n"
+"""configparser's name for its section of defaults, which no header can spell: ``[DEFAULT]`` is a section."""
+
+
+def ini_parser() -> configparser.ConfigParser:
+    """The INI reader and writer of outputs: strict (a section or a key given twice is an error), no
+    interpolation, keys kept as written, no section of defaults inherited by the others."""
+    parser = configparser.ConfigParser(interpolation=None, strict=True, default_section=NO_SECTION)
+    parser.optionxform = str
+    return parser
+
+
+INI_ERRORS: dict[type, Callable[[Any], str]] = {
+    configparser.DuplicateOptionError: lambda error: f"line {error.lineno}: duplicate key "
+                                                     f"{json.dumps(error.option)} in section [{error.section}]",
+    configparser.DuplicateSectionError: lambda error: f"line {error.lineno}: duplicate section [{error.section}]",
+    configparser.MissingSectionHeaderError: lambda error: f"line {error.lineno}: {error.line!r} comes before "
+                                                          "any [section] header",
+    configparser.ParsingError: lambda error: "; ".join(f"line {number}: cannot parse {line}"
+                                                        for number, line in error.errors),
+}
+"""configparser's error -> its message as a grader reports it (others: configparser's own, on one line)."""
+
+
+def _ini(text: str) -> dict[str, dict[str, str]]:
+    parser = ini_parser()
+    try:
+        parser.read_string(text)
+    except configparser.Error as error:
+        raise ValueError(INI_ERRORS.get(type(error), lambda e: " ".join(str(e).split()))(error)) from error
+    return {section: dict(parser[section]) for section in parser.sections()}
+
+
 PARSERS: dict[str, Callable[[str], Any]] = {
     "text": str,
     "lines": str.splitlines,
@@ -199,8 +253,13 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "jsonl": _jsonl,
     "yaml": _yaml,
     "csv": lambda text: list(csv.DictReader(io.StringIO(text))),
+    "toml": _toml,
+    "ini": _ini,
 }
 """Format name (``OutputExpectation.format``) -> parser."""
+
+NOT_LISTS = frozenset({"text", "toml", "ini"})
+"""Formats whose parsed value is never a list (a text, or a document that is a table)."""
 
 STRUCTURED = frozenset(PARSERS) - {"text"}
 """Formats whose values are compared structurally rather than as one text."""

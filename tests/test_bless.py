@@ -168,3 +168,24 @@ def test_bless_target_stderr_fills_a_missing_stderr_expectation(kv_copy):
     assert case_file.read_text() == ("category: error\ncases:\n  - id: missing_key\n    args: [get, nope]\n"
                                      "    expect: {exit_code: 1, stderr: \"error: no such key\\n\"}\n")
     assert scbench("check", kv_copy).returncode == 0
+
+
+def test_bless_writes_toml_and_ini_expectations_as_documents(kv_copy):
+    case_file = kv_copy / "cases/checkpoint_1/configs.yaml"
+    case_file.write_text("cases:\n  - id: configs\n    files:\n"
+                         "      conf.toml: \"a = 1\\nwhen = 2024-01-02\\n[t]\\nk = 'v'\\n\"\n"
+                         "      conf.ini: \"[s]\\nKey = v\\n  w\\n[DEFAULT]\\nx=1\\n\"\n"
+                         "      again.toml: {copy: again.toml}\n"
+                         "    args: [dump]\n    expect:\n      files:\n"
+                         "        conf.toml: {format: toml, value: null}\n"
+                         "        conf.ini: {format: ini, file: expected/conf.ini}\n"
+                         "        again.toml: {format: toml, file: expected/again.toml}\n")
+    (kv_copy / "data/again.toml").write_text("b = [1, 2]\n[t]\nk = 2024-01-02T10:00:00Z\n")
+    done = scbench("bless", kv_copy, "-c", 1, "--case", "configs", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert yaml.safe_load(case_file.read_text())["cases"][0]["expect"]["files"]["conf.toml"] == {
+        "format": "toml", "value": {"a": 1, "when": "2024-01-02", "t": {"k": "v"}}}
+    assert (kv_copy / "cases/checkpoint_1/expected/conf.ini").read_text() == "[s]\nKey = v\n\tw\n\n[DEFAULT]\nx = 1\n\n"
+    assert (kv_copy / "cases/checkpoint_1/expected/again.toml").read_text() == \
+        'b = [\n    1,\n    2,\n]\n\n[t]\nk = "2024-01-02T10:00:00+00:00"\n'
+    assert scbench("check", kv_copy).returncode == 0

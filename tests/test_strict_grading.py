@@ -89,6 +89,22 @@ BEYOND = ("the number inf is beyond what a double holds (at most 1.7976931348623
      f"cases[0].expect.stdout.file: ../../expected/big.json: $.n[1]: {BEYOND.replace('inf', '-inf', 1)}"),
     ("{id: c, expect: {stdout: {format: json, value: {}, normalize: [{path: '$.[', strip: true}]}}}", {},
      "cases[0].expect.stdout.normalize[0].path: invalid JSONPath '$.[': "),
+    ("{id: c, expect: {files: {c.ini: {format: ini, value: {s: {port: 80}}}}}}", {},
+     'cases[0].expect.files.c.ini.value.s.port: an ini value is text, never a number, boolean or null\n'
+     '    fix: quote it: "80"'),
+    ("{id: c, expect: {stdout: {format: ini, value: {s: [a]}}}}", {},
+     "cases[0].expect.stdout.value.s: section 's' is not an object of keys\n    fix: write {key: \"text\"}"),
+    ("{id: c, expect: {stdout: {format: toml, value: {a: [1, null]}}}}", {},
+     "cases[0].expect.stdout.value.a[1]: toml has no null\n    fix: leave the key out"),
+    ("{id: c, expect: {stdout: {format: toml, value: [1]}}}", {},
+     "cases[0].expect.stdout.value: a toml document is a table\n    fix: write the value as an object of keys"),
+    ("{id: c, expect: {stdout: {format: toml, sort_by: [a], value: {}}}}", {},
+     "cases[0].expect.stdout.sort_by: sort_by sorts a list, and a toml output never is one\n"
+     "    fix: use format: jsonl, json, lines, yaml or csv; for lists inside a document, unordered: true"),
+    ("{id: c, expect: {stdout: {format: ini, file: ../../expected/c.ini}}}", {"expected/c.ini": "[s]\nk=1\nk=2\n"},
+     'cases[0].expect.stdout.file: ../../expected/c.ini: not valid ini: line 3: duplicate key "k" in section [s]'),
+    ("{id: c, expect: {stdout: {format: toml, file: ../../expected/c.toml}}}", {"expected/c.toml": "a = nan\n"},
+     f"cases[0].expect.stdout.file: ../../expected/c.toml: $.a: {BEYOND.replace('inf', 'nan', 1)}"),
 ])
 def test_expectations_a_grader_cannot_use_are_compile_errors(problem, case, files, expected):
     for name, content in files.items():
@@ -97,3 +113,50 @@ def test_expectations_a_grader_cannot_use_are_compile_errors(problem, case, file
     (problem / "cases/checkpoint_1/bad.yaml").write_text(f"cases:\n  - {case}\n")
     found = diagnostics(problem)
     assert len(found) == 1 and found[0].startswith(f"kv/cases/checkpoint_1/bad.yaml:2: {expected}"), found
+
+
+TOML = 'title = "x"\nwhen = 2024-01-02T10:00:00Z\nday = 2024-01-02\n[[server]]\nname = "a"\nport = 80\n' \
+       '[[server]]\nname = "b"\nport = 81.0\n'
+
+
+@pytest.mark.parametrize(("spec", "expected"), [
+    (Expect(format="toml", value={"title": "x", "when": "2024-01-02T10:00:00+00:00", "day": "2024-01-02",
+                                  "server": [{"name": "a", "port": 80}, {"name": "b", "port": 81}]}), None),
+    (Expect(format="toml", unordered=True, subset=True, ignore=["$.when"],
+            value={"server": [{"name": "b"}, {"name": "a"}]}), None),
+    (Expect(format="toml", value={"title": "x", "when": "[..]", "day": "2024-01-02",
+                                  "server": [{"name": "b", "port": 81.0}, {"name": "a", "port": 80}]}),
+     '$.server: same items, different order (first at [0]: expected {"name": "b", "port": 81.0}, '
+     'actual {"name": "a", "port": 80})'),
+    (Expect(format="toml", tolerance={"abs": 0.5}, normalize=[{"path": "$.title", "lower": True}],
+            schema={"required": ["server"]},
+            value={"title": "X", "when": "[..]", "day": "2024-01-02",
+                   "server": [{"name": "a", "port": 80.4}, {"name": "b", "port": 81}]}),
+     None),
+])
+def test_toml_is_compared_as_the_document_it_parses_to_with_dates_as_text(spec, expected):
+    assert verdict(spec, TOML) == expected
+
+
+@pytest.mark.parametrize(("format_", "actual", "expected"), [
+    ("toml", "a = 1\na = 2\n", "not valid toml: Cannot overwrite a value (at line 2, column 6)\na = 1\na = 2\n"),
+    ("toml", "a = [\n", "not valid toml: Invalid value (at end of document)\na = [\n"),
+    ("ini", "[s]\nK = 1\nK = 2\n", 'not valid ini: line 3: duplicate key "K" in section [s]\n[s]\nK = 1\nK = 2\n'),
+    ("ini", "[s]\n[s]\n", "not valid ini: line 2: duplicate section [s]\n[s]\n[s]\n"),
+    ("ini", "k = v\n", "not valid ini: line 1: 'k = v\\n' comes before any [section] header\nk = v\n"),
+    ("ini", "[s]\nflag\n;c\nx\n", "not valid ini: line 2: cannot parse 'flag\\n'; line 4: cannot parse 'x\\n'\n"
+                                  "[s]\nflag\n;c\nx\n"),
+])
+def test_toml_and_ini_that_do_not_parse_fail_with_the_parsers_message(format_, actual, expected):
+    failure = check_output("file conf.out", Expect(format=format_, value={}), actual.encode())
+    assert (failure.target, f"{failure.message}\n{failure.diff}") == ("file conf.out", expected)
+
+
+def test_ini_is_sections_of_text_keys_as_written_default_a_section_like_any_other():
+    actual = "[DEFAULT]\nlevel = 1\n\n[Paths]\nHome = %(level)s/x\nlines = one\n  two\nempty =\n# a comment\n"
+    spec = Expect(format="ini", value={"DEFAULT": {"level": "1"},
+                                       "Paths": {"Home": "%(level)s/x", "lines": "one\ntwo", "empty": ""}})
+    assert verdict(spec, actual) is None
+    assert verdict(spec.model_copy(update={"value": {"DEFAULT": {"level": "1"}, "Paths": {"home": "%(level)s/x"}},
+                                           "subset": True}), actual) == \
+        '$.Paths.home: missing key (expected "%(level)s/x")'

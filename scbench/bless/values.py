@@ -9,9 +9,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import tomli_w
 import yaml
 
-from scbench.formats import PARSERS
+from scbench.formats import PARSERS, ini_parser
 from scbench.grade import text
 from scbench.grade.structured import ANY, prune, subset_of
 from scbench.problem.model import OutputExpectation
@@ -76,6 +77,14 @@ def _csv(rows: list[dict]) -> str:
     return buffer.getvalue()
 
 
+def _ini(sections: dict[str, dict[str, str]]) -> str:
+    parser = ini_parser()
+    parser.read_dict(sections)
+    buffer = io.StringIO()
+    parser.write(buffer)
+    return buffer.getvalue()
+
+
 SERIALIZERS: dict[str, Callable[[Any], str]] = {
     "text": str,
     "lines": lambda lines: "".join(f"{line}\n" for line in lines),
@@ -83,5 +92,7 @@ SERIALIZERS: dict[str, Callable[[Any], str]] = {
     "jsonl": lambda values: "".join(json.dumps(v, ensure_ascii=False) + "\n" for v in values),
     "yaml": lambda value: yaml.safe_dump(value, sort_keys=False, allow_unicode=True),
     "csv": _csv,
+    "toml": tomli_w.dumps,
+    "ini": _ini,
 }
 """Format -> writer of an expected-output file (the inverse of ``formats.PARSERS``)."""

@@ -23,10 +23,7 @@ from deepdiff.operator import BaseOperator
 
 from scbench.grade import text
 from scbench.grade.show import json_path, value
-from scbench.problem.model import OutputExpectation, TextNormalization, Tolerance
-
-ANY = "[..]"
-"""A string leaf that is exactly this matches any value."""
+from scbench.problem.model import ANY, OutputExpectation, TextNormalization, Tolerance
 
 
 @dataclass(frozen=True)

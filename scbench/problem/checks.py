@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -16,11 +17,21 @@ from pathlib import Path, PurePosixPath
 
 import jsonpath
 
-from scbench.formats import PARSERS
+from scbench.formats import NOT_LISTS, PARSERS
 from scbench.problem.diagnostics import did_you_mean, where_of
-from scbench.problem.model import Base64File, CliCase, CopyFile, HttpCase, OutputExpectation, ProblemConfig, TarFile
+from scbench.problem.model import (
+    ANY,
+    Base64File,
+    CliCase,
+    CopyFile,
+    HttpCase,
+    JsonStdin,
+    OutputExpectation,
+    ProblemConfig,
+    TarFile,
+)
 from scbench.problem.source import Unreadable, read_text
-from scbench.problem.walk import argument_strings, inputs, outputs
+from scbench.problem.walk import argument_strings, cli_steps, inputs, outputs
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 CAPTURE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
@@ -94,6 +105,30 @@ def _input_paths(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding
         yield from INPUT_CHECKS.get(type(spec), lambda *_: iter(()))(spec, path, ctx)
 
 
+def _stdin_copy(spec: CopyFile, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
+    found = list(_copy_source(spec, path, ctx))
+    yield from found
+    if not found and (ctx.problem_dir / "data" / spec.copy_).is_dir():
+        yield (*path, "copy"), f"data/{spec.copy_} is a directory, and stdin takes the bytes of one file", \
+            "name a file under data/"
+
+
+def _stdin_json(spec: JsonStdin, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
+    for where, message, _ in _finite(spec.json_, (*path, "json")):
+        yield where, message, "write a number a double holds, or give stdin as text (a bare string)"
+
+
+STDIN_CHECKS: dict[type, Callable[[object, tuple, CaseContext], Iterator[Finding]]] = {
+    CopyFile: _stdin_copy, JsonStdin: _stdin_json}
+"""Standard-input form -> its own check (forms without an entry need none)."""
+
+
+def _stdins(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+    for path, step in cli_steps(case) if isinstance(case, CliCase) else ():
+        if step.stdin is not None:
+            yield from STDIN_CHECKS.get(type(step.stdin), lambda *_: iter(()))(step.stdin, (*path, "stdin"), ctx)
+
+
 def _output_names(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
     for path, _ in outputs(case):
         if path[-2] == "files" and _leaves(path[-1]):
@@ -143,24 +178,76 @@ def _expected_files(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Find
             yield from _expected_file(output, path, ctx)
 
 
-def _output_form(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
+def _ini_value(value: object, path: tuple) -> Iterator[Finding]:
+    if not isinstance(value, dict):
+        yield path, "an ini value is an object of sections", 'write {section: {key: "text"}}'
+        return
+    for section, keys in value.items():
+        if keys != ANY and not isinstance(keys, dict):
+            yield (*path, section), f"section {section!r} is not an object of keys", 'write {key: "text"}'
+        for key, text in keys.items() if isinstance(keys, dict) else ():
+            if not isinstance(text, str):
+                yield (*path, section, key), "an ini value is text, never a number, boolean or null", \
+                    f"quote it: {json.dumps(json.dumps(text))}"
+
+
+def _toml_value(value: object, path: tuple) -> Iterator[Finding]:
+    if not isinstance(value, dict):
+        yield path, "a toml document is a table", "write the value as an object of keys"
+    for inside in (inside for inside, item in _leaves_of(value, ()) if item is None):
+        yield (*path, *inside), "toml has no null", "leave the key out (or ignore it), or write the text it prints"
+
+
+def _leaves_of(value: object, path: tuple) -> Iterator[tuple[tuple, object]]:
+    """``(path, leaf)`` for every scalar of ``value``."""
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else None
+    if children is None:
+        yield path, value
+    for key, child in children or ():
+        yield from _leaves_of(child, (*path, key))
+
+
+VALUE_SHAPES: dict[str, Callable[[object, tuple], Iterator[Finding]]] = {"ini": _ini_value, "toml": _toml_value}
+"""Format -> the check that an expected value is one its parser can give (formats without an entry: any)."""
+
+
+def _regex(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
     if output.regex and (output.format != "text" or not isinstance(output.value, str)):
         yield (*path, "regex"), "regex needs format: text and a string value", "drop regex or make it text"
     elif output.regex:
         yield from _compile_regex(output.value, (*path, "value"))
+
+
+def _jsonpaths(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
     for index, expression in enumerate(output.ignore):
         yield from compile_jsonpath(expression, (*path, "ignore", index))
     for index, rule in enumerate(output.normalize):
         yield from compile_jsonpath(rule.path, (*path, "normalize", index, "path"))
+
+
+def _value(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
     yield from _finite(output.value, (*path, "value"))
-    if output.sort_by and output.format == "text":
-        yield (*path, "sort_by"), "sort_by needs a list format", "use format: jsonl, json, lines, yaml or csv"
+    if output.value is not None and output.value != ANY and output.format in VALUE_SHAPES:
+        yield from VALUE_SHAPES[output.format](output.value, (*path, "value"))
+    if output.sort_by and output.format in NOT_LISTS:
+        yield (*path, "sort_by"), f"sort_by sorts a list, and a {output.format} output never is one", \
+            "use format: jsonl, json, lines, yaml or csv; for lists inside a document, unordered: true"
+
+
+def _searches(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
+    for index, pattern in enumerate(output.search):
+        yield from _compile_regex(pattern, (*path, "search", index))
+
+
+OUTPUT_CHECKS: list[Callable[[OutputExpectation, tuple], Iterator[Finding]]] = [_regex, _jsonpaths, _value, _searches]
+"""The checks of one output expectation (its ``path`` relative to the case)."""
 
 
 def _outputs_well_formed(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
     for path, output in outputs(case):
         if isinstance(output, OutputExpectation):
-            yield from _output_form(output, path)
+            for check in OUTPUT_CHECKS:
+                yield from check(output, path)
 
 
 def _captures_well_formed(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
@@ -228,6 +315,6 @@ def _request_body(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Findin
 
 
 CASE_CHECKS: list[Callable[[CliCase | HttpCase, CaseContext], Iterator[Finding]]] = [
-    _inline_and_steps, _input_paths, _output_names, _expected_files, _outputs_well_formed,
+    _inline_and_steps, _input_paths, _stdins, _output_names, _expected_files, _outputs_well_formed,
     _captures_well_formed, _placeholders, _captures_defined, _server_known, _request_body,
 ]
