@@ -105,18 +105,20 @@ def run_case(compiled: CompiledCase, category: str, ctx: RunContext) -> CaseResu
 class Target:
     """The solution under test: its directory, either a track or an explicit entry command,
     and the sandbox level it runs in (``None``: the first available, see
-    :func:`scbench.sandbox.registry.choose`)."""
+    :func:`scbench.sandbox.registry.choose`), and the trust domain whose set-ups share their toolchains' caches
+    (``toolchains``, see :func:`scbench.run.tracks.prepare`; ``None``: none shared)."""
 
     solution: Path
     track: str | None = None
     entry: str | None = None
     sandbox: str | None = None
+    toolchains: str | None = None
 
     def prepare(self, entry_file: str, level: type[Sandbox] = Local) -> Prepared:
         """Set the solution up (cached) in a sandbox of ``level`` and return its directory and
         entry argv. Raises ``SetupError``."""
         if self.entry is None:
-            return prepare(self.solution, self.track or "python", entry_file, level)
+            return prepare(self.solution, self.track or "python", entry_file, level, self.toolchains)
         directory = self.solution.resolve()
         return Prepared(directory, resolve_entry(self.entry, directory, {"solution": str(directory)}))
 
