@@ -77,7 +77,9 @@ def ours_once(number: int, solution, sandbox: str, scratch: Path) -> tuple[float
             "-s", str(solution.directory), "--entry", shlex.join(solution.entry), "-j", "1", "--sandbox", sandbox,
             "--out", str(scratch / "ours")]
     started = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+    if not (scratch / "ours" / "results.json").exists():
+        sys.exit(f"scbench eval wrote no results (exit {done.returncode}):\n{done.stderr}")
     wall = time.perf_counter() - started
     results = json.loads((scratch / "ours" / "results.json").read_text())
     return wall, sum(step["duration_s"] for case in results["cases"] for step in case["steps"]), len(results["cases"])

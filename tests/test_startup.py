@@ -32,3 +32,12 @@ def test_command_annotations_are_objects_that_typer_need_not_evaluate():
                       for name, annotation in getattr(callback, "__wrapped__", callback).__annotations__.items()
                       if isinstance(annotation, str))
     assert stringly == []
+
+
+def test_evaluating_loads_what_a_suite_uses_only():
+    """``scbench eval`` pays for the HTTP client, DeepDiff (and numpy, which it imports) and jsonschema only
+    when a suite has HTTP cases, two outputs differ or an expectation has a schema."""
+    code = ("import sys, scbench.evaluate.session; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'httpx', 'deepdiff', 'numpy', 'jsonschema'}))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"

@@ -226,7 +226,8 @@ def grade(session: Session, number: int, status: str = "done") -> None:
     recorded as the checkpoint's ``evaluation_error``. Its status is ``status`` after."""
     directory, started = checkpoint_dir(session.run_dir, number), time.monotonic()
     snapshot_dir = session.snapshot_of(number)
-    target = Target(snapshot_dir, session.experiment.track, sandbox=session.experiment.sandbox)
+    target = Target(snapshot_dir, session.experiment.track, sandbox=session.experiment.sandbox,
+                    toolchains=str(session.run_dir.resolve()))
     error = None
     try:
         results = with_quality(evaluate(session.bundle, number, target, session.experiment.jobs), snapshot_dir,

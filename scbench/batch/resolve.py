@@ -150,7 +150,7 @@ def _missing(entry: SolutionEntry, resolver: _Resolver) -> Iterator[Finding]:
 def _solution_job(entry: SolutionEntry, number: int, resolver: _Resolver) -> Job:
     previous = _directory(resolver.base, entry.path, number - 1)
     target = Target(_directory(resolver.base, entry.path, number), None if entry.entry else entry.track or "python",
-                    entry.entry, resolver.sandbox)
+                    entry.entry, resolver.sandbox, str(resolver.base / entry.path))
     return Job(entry.problem, entry.name or _default_name(entry), number, target,
                previous if CHECKPOINT in entry.path and previous.is_dir() else None)
 
@@ -205,7 +205,8 @@ def _one_run(run: Path, where: tuple, resolver: _Resolver) -> Iterator[Job]:
             resolver.error(where, f"{snapshot}: {record.problem} has no checkpoint {number}",
                            "give the problem the run was made on")
             continue
-        yield Job(record.problem, run.name, number, Target(snapshot, record.track, sandbox=resolver.sandbox),
+        yield Job(record.problem, run.name, number,
+                  Target(snapshot, record.track, sandbox=resolver.sandbox, toolchains=str(run.resolve())),
                   snapshots.get(number - 1))
 
 

@@ -21,7 +21,7 @@ import yaml
 
 from scbench.bless.splice import CaseText
 from scbench.bless.values import SERIALIZERS, inferred, refreshed
-from scbench.evaluate.session import CASE_KINDS
+from scbench.evaluate.session import case_kind
 from scbench.problem.bundle import Bundle, CompiledCase
 from scbench.problem.model import OutputExpectation
 from scbench.run.cli_case import CliObservation
@@ -106,7 +106,7 @@ class _CaseFile:
         """Refresh or fill the expectations of every observed step of ``compiled``."""
         case_path = ("cases", compiled.index)
         steps = "steps" in self.authored["cases"][compiled.index]
-        kind = CASE_KINDS[compiled.case.kind]
+        kind = case_kind(compiled.case.kind)
         for index, obs in enumerate(observations):
             expect_path = (*case_path, "steps", index, "expect") if steps else (*case_path, "expect")
             failing = {failure.target for failure in kind.grade(obs)}
@@ -188,6 +188,6 @@ def bless(root: Path, bundle: Bundle, number: int, entry: list[str], case_ids: s
     files: dict[str, _CaseFile] = {}
     for compiled in cases:
         file = files.setdefault(compiled.source, _CaseFile(root / compiled.source, targets))
-        file.case(compiled, CASE_KINDS[compiled.case.kind].run(compiled.case, ctx), compiled.case.id)
+        file.case(compiled, case_kind(compiled.case.kind).run(compiled.case, ctx), compiled.case.id)
     return ([edit for file in files.values() for edit in file.edits()],
             [note for file in files.values() for note in file.notes])

@@ -19,6 +19,8 @@ KINDS = {
     "bundles": "compiled bundles' data files, one directory per bundle digest",
     "compiled": "problem directories compiled to bundles, one directory per digest of their sources and the compiler",
     "solutions": "prepared solutions (a private copy set up once per content and track)",
+    "toolchains": "set-up homes with the toolchains' caches (go, cargo, npm, pip), one per track, level and trust "
+                  "domain (the references of `check`, one agent run, one batch entry)",
 }
 """Subdirectory of the cache -> what it holds. A new kind of cached thing adds its line here."""
 

@@ -22,6 +22,9 @@ from scbench.results import RunResults
 from scbench.run.tracks import SetupError, tracks
 
 REFERENCE_DIR = re.compile(r"^checkpoint_(\d+)$")
+REFERENCES = "references"
+"""The trust domain of the references' set-ups: they share their toolchains' caches (one reference rebuilds
+incrementally on the one before)."""
 
 
 @dataclass(frozen=True)
@@ -108,8 +111,9 @@ def _run_references(root: Path, bundle: Bundle, found: list[Reference], run, rep
         if ref.track not in tracks() or ref.number > len(bundle.checkpoints):
             continue
         selection = Selection(regressions=options.regressions == "every" or ref.number == last[ref.track])
+        target = Target(ref.path, ref.track, sandbox=options.sandbox, toolchains=REFERENCES)
         try:
-            results = run(bundle, ref.number, Target(ref.path, ref.track, sandbox=options.sandbox), selection=selection)
+            results = run(bundle, ref.number, target, selection=selection)
         except SetupError as error:
             report.problems.append(f"{ref.path.relative_to(root)}: setup failed: {error}")
             continue

@@ -15,11 +15,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
+from functools import cache
 from pathlib import Path
 
 from scbench.about import version
 from scbench.grade.cli import grade_cli_step
-from scbench.grade.http import grade_http_step
 from scbench.grade.show import excerpt
 from scbench.problem.bundle import Bundle, CompiledCase
 from scbench.quality.measure import delta, measure
@@ -27,7 +27,6 @@ from scbench.quality.model import QualityReport
 from scbench.results import CaseResult, Failure, Quality, RunResults, StepResult, Summary
 from scbench.run.cli_case import run_cli_case
 from scbench.run.context import RunContext
-from scbench.run.http_case import run_http_case
 from scbench.run.tracks import Prepared, SetupError, check_entry, prepare, resolve_entry
 from scbench.sandbox.base import Sandbox
 from scbench.sandbox.limits import Limits
@@ -45,17 +44,32 @@ class CaseKind:
     streams: Callable = lambda obs: (b"", b"")
 
 
-CASE_KINDS: dict[str, CaseKind] = {
-    "cli": CaseKind(run_cli_case, grade_cli_step,
-                    lambda obs: (obs.result.stdout, obs.result.stderr) if obs.result else (b"", b"")),
-    "http": CaseKind(lambda case, ctx: run_http_case(case, ctx, lambda obs: not grade_http_step(obs)),
-                     grade_http_step),
-}
-"""Case ``kind`` -> runner, grader and kept outputs (HTTP polling steps retry until the grader accepts)."""
+def _cli_kind() -> CaseKind:
+    return CaseKind(run_cli_case, grade_cli_step,
+                    lambda obs: (obs.result.stdout, obs.result.stderr) if obs.result else (b"", b""))
+
+
+def _http_kind() -> CaseKind:
+    from scbench.grade.http import grade_http_step
+    from scbench.run.http_case import run_http_case
+
+    return CaseKind(lambda case, ctx: run_http_case(case, ctx, lambda obs: not grade_http_step(obs)),
+                    grade_http_step)
+
+
+CASE_KINDS: dict[str, Callable[[], CaseKind]] = {"cli": _cli_kind, "http": _http_kind}
+"""Case ``kind`` -> what builds its runner, grader and kept outputs (HTTP polling steps retry until the grader
+accepts). Built on first use (:func:`case_kind`): a suite of CLI cases never loads the HTTP client."""
+
+
+@cache
+def case_kind(name: str) -> CaseKind:
+    """The :class:`CaseKind` of case kind ``name`` (a key of :data:`CASE_KINDS`), built once."""
+    return CASE_KINDS[name]()
 
 
 def _steps(compiled: CompiledCase, ctx: RunContext) -> list[StepResult]:
-    kind = CASE_KINDS[compiled.case.kind]
+    kind = case_kind(compiled.case.kind)
     steps = []
     for number, obs in enumerate(kind.run(compiled.case, ctx), 1):
         failures = kind.grade(obs)
@@ -91,18 +105,20 @@ def run_case(compiled: CompiledCase, category: str, ctx: RunContext) -> CaseResu
 class Target:
     """The solution under test: its directory, either a track or an explicit entry command,
     and the sandbox level it runs in (``None``: the first available, see
-    :func:`scbench.sandbox.registry.choose`)."""
+    :func:`scbench.sandbox.registry.choose`), and the trust domain whose set-ups share their toolchains' caches
+    (``toolchains``, see :func:`scbench.run.tracks.prepare`; ``None``: none shared)."""
 
     solution: Path
     track: str | None = None
     entry: str | None = None
     sandbox: str | None = None
+    toolchains: str | None = None
 
     def prepare(self, entry_file: str, level: type[Sandbox] = Local) -> Prepared:
         """Set the solution up (cached) in a sandbox of ``level`` and return its directory and
         entry argv. Raises ``SetupError``."""
         if self.entry is None:
-            return prepare(self.solution, self.track or "python", entry_file, level)
+            return prepare(self.solution, self.track or "python", entry_file, level, self.toolchains)
         directory = self.solution.resolve()
         return Prepared(directory, resolve_entry(self.entry, directory, {"solution": str(directory)}))
 

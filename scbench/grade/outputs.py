@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 
-from jsonschema import Draft202012Validator
-
 from scbench.formats import PARSERS
 from scbench.grade import search, structured, text
 from scbench.grade.show import cut_line, cut_lines, visible
@@ -42,6 +40,8 @@ def _structured(target: str, spec: OutputExpectation, actual: str) -> Failure | 
     except ValueError as error:
         return Failure(target=target, message=f"not valid {spec.format}: {error}", diff=_raw(actual))
     if spec.json_schema is not None:
+        from jsonschema import Draft202012Validator  # loaded by the suites that use schema: only
+
         errors = [f"{'/'.join(map(str, e.absolute_path)) or '$'}: {e.message}"
                   for e in Draft202012Validator(spec.json_schema).iter_errors(parsed)]
         if errors:

@@ -17,10 +17,6 @@ from functools import partial, reduce
 from itertools import chain
 from typing import Any
 
-import jsonpath
-from deepdiff import DeepDiff
-from deepdiff.operator import BaseOperator
-
 from scbench.grade import text
 from scbench.grade.show import json_path, value
 from scbench.problem.model import ANY, OutputExpectation, TextNormalization, Tolerance
@@ -78,12 +74,13 @@ def leaf_equal(expected: Any, actual: Any, tolerance: Tolerance | None) -> bool:
     return math.isclose(expected, actual, rel_tol=tolerance.rel, abs_tol=tolerance.abs)
 
 
-class LeafOperator(BaseOperator):
-    """deepdiff operator for leaves compared by our rules: wildcard strings, and numbers by value
-    (``1`` equals ``1.0``; ``0.1 + 0.2`` is not ``0.3`` unless a ``tolerance`` says so)."""
+class LeafOperator:
+    """deepdiff operator (its ``match`` / ``give_up_diffing`` / ``normalize_value_for_hashing`` protocol) for
+    leaves compared by our rules: wildcard strings, and numbers by value (``1`` equals ``1.0``; ``0.1 + 0.2`` is
+    not ``0.3`` unless a ``tolerance`` says so). Not a subclass of deepdiff's base class: deepdiff (and numpy,
+    which it imports) is loaded only when two values differ in their JSON text."""
 
     def __init__(self, tolerance: Tolerance | None):
-        super().__init__()
         self.tolerance = tolerance
 
     def match(self, level) -> bool:
@@ -101,6 +98,8 @@ class LeafOperator(BaseOperator):
 
 def prune(data: Any, expressions: list[str]) -> Any:
     """A copy of ``data`` without the nodes the JSONPath ``expressions`` select."""
+    import jsonpath  # loaded by the suites that ignore or normalize paths only
+
     data = copy.deepcopy(data)
     for expression in expressions:
         for match in reversed(list(jsonpath.finditer(expression, data))):
@@ -119,6 +118,8 @@ def rewrite(text: str, rule: TextNormalization) -> str:
 def normalized(data: Any, rules: list[TextNormalization]) -> Any:
     """A copy of ``data`` in which every string leaf a rule's JSONPath selects is rewritten by it,
     rules in order; the wildcard ``[..]`` is left as it is."""
+    import jsonpath
+
     data = copy.deepcopy(data)
     for rule in rules:
         for match in list(jsonpath.finditer(rule.path, data)):
@@ -338,6 +339,8 @@ def _unordered_lines(expected: Any, actual: Any, spec: OutputExpectation) -> lis
 def _deepdiff_lines(expected: Any, actual: Any, spec: OutputExpectation,
                     placed: Callable[[list, str], list]) -> list[str]:
     """One line per DeepDiff difference, its path (a list of keys) passed through ``placed``."""
+    from deepdiff import DeepDiff
+
     diff = DeepDiff(expected, actual, ignore_order=spec.unordered, report_repetition=spec.unordered,
                     custom_operators=[LeafOperator(spec.tolerance)], view="tree",
                     threshold_to_diff_deeper=0)

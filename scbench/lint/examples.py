@@ -217,11 +217,12 @@ class _Checked:
                           "add a case with the example's files, arguments and output")
 
 
-def _entry(root: Path, bundle: Bundle, number: int, runs: Mapping[int, RunResults]) -> list[str]:
+def _entry(root: Path, bundle: Bundle, number: int, runs: Mapping[int, RunResults]) -> list[str] | None:
+    """The python reference's entry argv at checkpoint ``number`` (``None``: the problem has no such reference)."""
     if number in runs:
         return runs[number].entry
     reference = Target(root / "solutions" / "python" / f"checkpoint_{number}", "python")
-    return reference.prepare(bundle.config.entry_file).entry
+    return reference.prepare(bundle.config.entry_file).entry if reference.solution.is_dir() else None
 
 
 def check_examples(root: Path, bundle: Bundle,
@@ -230,7 +231,8 @@ def check_examples(root: Path, bundle: Bundle,
     case covers it. ``run_results_by_checkpoint`` (checkpoint number -> results of the python reference,
     as ``check`` produces them) supplies the prepared entry argv; checkpoints missing from it are set up
     from ``root/solutions/python/checkpoint_N``. Returns findings sorted by file and line: an error per
-    example the reference disagrees with, a warning per example no case covers. Raises ``SetupError``
+    example the reference disagrees with, a warning per example no case covers, and one warning per
+    checkpoint with examples but no python reference to run them on. Raises ``SetupError``
     when a reference cannot be set up."""
     runs = run_results_by_checkpoint or {}
     findings = []
@@ -238,8 +240,13 @@ def check_examples(root: Path, bundle: Bundle,
         examples = parse_examples(checkpoint.spec)
         if not examples:
             continue
-        ctx = RunContext(entry=_entry(root, bundle, checkpoint.config.order, runs), data=bundle.data_dir(),
-                         env=checkpoint.config.env)
-        checked = _Checked(bundle, checkpoint, ctx)
+        entry = _entry(root, bundle, checkpoint.config.order, runs)
+        if entry is None:
+            findings.append(Finding(f"{checkpoint.name}.md", examples[0].line, "example-unchecked", "warning",
+                                    examples[0].command, "the problem has no python reference to run the examples on",
+                                    f"add solutions/python/{checkpoint.name}"))
+            continue
+        checked = _Checked(bundle, checkpoint, RunContext(entry=entry, data=bundle.data_dir(),
+                                                          env=checkpoint.config.env))
         findings += [finding for example in examples for finding in checked.findings(example)]
     return sorted(findings)

@@ -15,6 +15,7 @@ with the list, and nothing of it is cached. So is a set-up after which the entry
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import shlex
@@ -138,10 +139,9 @@ def _read_only(workdir: Path, products: list[str], owner: tuple[int, int] | None
                 os.chmod(path, mode)
 
 
-def _run_setup(track: Track, workdir: Path, values: dict[str, str], level: type[Sandbox], log: Path) -> None:
-    home = Path(tempfile.mkdtemp(prefix="scbench-setup-home-"))
+def _run_setup(track: Track, workdir: Path, values: dict[str, str], level: type[Sandbox], log: Path,
+               home: Path) -> None:
     with level(SETUP_LIMITS, writable=[workdir, home], network=track.hosts()) as sandbox:
-        sandbox.own(home)
         for argv in ([arg.format_map(values) for arg in step.run] for step in track.setup
                      if not step.when or (workdir / step.when).exists()):
             done = sandbox.exec(argv, workdir, sandbox.setup_environment(home), workdir, None, SETUP_TIMEOUT)
@@ -150,7 +150,27 @@ def _run_setup(track: Track, workdir: Path, values: dict[str, str], level: type[
                            .encode())
             sandbox.refused.clear()
             _check(done, argv, log)
-    shutil.rmtree(home, ignore_errors=True)
+
+
+@contextmanager
+def _setup_home(level: type[Sandbox], track_name: str, toolchains: str | None) -> Iterator[Path]:
+    """The home of a set-up, owned by the level's user: a fresh one, removed after; or, for a ``toolchains``
+    trust domain, the home that every set-up of this track, level and domain shares, kept in scbench's cache
+    with what the toolchains cache under it (Go's build and module caches, cargo's registry, npm's and pip's
+    caches), so a changed solution rebuilds incrementally. Solutions of one domain only share it: one
+    solution could plant a poisoned build product in it for the next."""
+    if toolchains is None:
+        home = Path(tempfile.mkdtemp(prefix="scbench-setup-home-"))
+        level.own(home)
+        yield home
+        shutil.rmtree(home, ignore_errors=True)
+        return
+    digest = hashlib.sha256(toolchains.encode()).hexdigest()[:16]
+    home = CACHE / "toolchains" / f"{level.setup_key()}-{track_name}-{digest}"
+    if not home.is_dir():
+        home.mkdir(parents=True)
+        level.own(home)
+    yield home
 
 
 def _check(done: ProcessResult, argv: list[str], log: Path) -> None:
@@ -160,7 +180,7 @@ def _check(done: ProcessResult, argv: list[str], log: Path) -> None:
         raise SetupError(f"setup command {why}: {shlex.join(argv)}\n{log.read_text(errors='replace')[-2000:]}")
 
 
-def _set_up(track: Track, workdir: Path, values: dict[str, str], level: type[Sandbox]) -> None:
+def _set_up(track: Track, workdir: Path, values: dict[str, str], level: type[Sandbox], home: Path) -> None:
     """Run ``track``'s set-up in ``workdir`` and check that it left the solution as it was and made the entry.
     Raises :class:`SetupError`."""
     products = [name.format_map(values) for name in track.products]
@@ -168,7 +188,7 @@ def _set_up(track: Track, workdir: Path, values: dict[str, str], level: type[San
     log.unlink(missing_ok=True)
     before = content.fingerprint(workdir, products)
     with _read_only(workdir, products, level.owner):
-        _run_setup(track, workdir, values, level, log)
+        _run_setup(track, workdir, values, level, log, home)
     changed = content.changes(before, content.fingerprint(workdir, products))
     if changed:
         raise SetupError(f"set-up changed the solution's source, which is graded as it was given: "
@@ -188,9 +208,11 @@ class Prepared:
     entry: list[str]
 
 
-def prepare(solution: Path, track_name: str, entry_file: str, level: type[Sandbox] = Local) -> Prepared:
+def prepare(solution: Path, track_name: str, entry_file: str, level: type[Sandbox] = Local,
+            toolchains: str | None = None) -> Prepared:
     """Copy ``solution``'s content into the cache (its links as links), run ``track_name``'s setup once in
-    a sandbox of ``level``, return the entry.
+    a sandbox of ``level``, return the entry. ``toolchains`` names the trust domain whose set-ups share a home
+    with their toolchains' caches (:func:`_setup_home`); ``None``: a fresh home.
 
     Raises ``KeyError`` for an unknown track and :class:`SetupError` when the solution lacks
     the track's ``requires`` file, its setup fails, changes the solution or does not make the entry.
@@ -212,6 +234,7 @@ def prepare(solution: Path, track_name: str, entry_file: str, level: type[Sandbo
         if not ready.exists():
             shutil.rmtree(target, ignore_errors=True)
             content.copy(solution, target)
-            _set_up(track, target, values, level)
+            with _setup_home(level, track_name, toolchains) as home:
+                _set_up(track, target, values, level, home)
             ready.touch()
     return Prepared(target, resolve_entry(track.entry, target, values))

@@ -239,15 +239,16 @@ class Sandbox(ABC):
                    *argv]
         return self.spawn(wrapped, cwd, env, writable), Endpoint(HOST, port, uds)
 
-    def own(self, path: Path) -> None:
+    @classmethod
+    def own(cls, path: Path) -> None:
         """Make ``path`` (a tree under a run's writable dir) writable by the runs: give it and
         everything under it to ``owner``, if that is another user."""
-        if self.owner is None:
+        if cls.owner is None:
             return
-        os.lchown(path, *self.owner)
+        os.lchown(path, *cls.owner)
         for root, dirs, files in os.walk(path):
             for name in dirs + files:
-                os.lchown(os.path.join(root, name), *self.owner)
+                os.lchown(os.path.join(root, name), *cls.owner)
 
     def copy_in(self, source: Path, target: Path) -> None:
         """Copy the file or tree ``source`` of the host to ``target`` in the sandbox (links as links)."""
