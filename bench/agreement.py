@@ -58,6 +58,7 @@ ROW = "{:<28} {:>3}  {:>13}  {:>11}  {:>11}  {}"
 HEADER = ROW.format("problem", "cp", "theirs/theirs", "theirs/ours", "ours/theirs", "verdict")
 NOTED = re.compile(r"`([^`\s]+)`")
 TEST_FILE = re.compile(r"test_checkpoint_(\d+)\.py")
+EARLIER = re.compile(r"checkpoint_\d+/")
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,7 @@ class Agreement:
 
     def documented(self, name: str) -> bool:
         """Whether ``NOTES.md`` names this test or case, bare or as ``checkpoint_K/name`` of its checkpoint K."""
-        qualified = name if "/" in name else f"checkpoint_{self.number}/{name}"
+        qualified = name if EARLIER.match(name) else f"checkpoint_{self.number}/{name}"
         return bool({qualified, qualified.split("/", 1)[1]} & self.notes)
 
     @property
