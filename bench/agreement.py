@@ -6,15 +6,19 @@ their reference, per shared checkpoint.
 PATH is a work tree of the public SlopCodeBench repository (for example
 ``git -C /work/.mirror/SprocketLab+slop-code-bench/repo archive HEAD | tar -x -C /tmp/scb``). For every
 problem present both there and in our ``problems/`` (or the ones named), and every checkpoint both have,
-it runs ``tests/test_checkpoint_N.py`` of theirs (as SlopCodeBench does: the tests copied into a copy of
-the solution, ``--entrypoint`` and ``--checkpoint`` given, static assets under ``tests/assets``) on their
-reference ``solutions/checkpoint_N/`` and on our ``solutions/python/checkpoint_N/`` (both set up with our
-python track), and our own cases of that checkpoint (as ``scbench eval`` runs them) on their reference.
+it runs their suite of checkpoint N with its regressions, ``tests/test_checkpoint_1.py`` to
+``tests/test_checkpoint_N.py`` unless their config sets ``include_prior_tests: false`` for N (as
+SlopCodeBench does: the tests copied into a copy of the solution,
+``--entrypoint`` and ``--checkpoint`` given, static assets under ``tests/assets``), on their reference
+``solutions/checkpoint_N/`` and on our ``solutions/python/checkpoint_N/`` (both set up with our python
+track), and our cases of checkpoint N with their regressions (as ``scbench eval`` runs them) on their
+reference. A test or case of an earlier checkpoint K is named ``checkpoint_K/name``.
 
 Per checkpoint it prints: their tests passed by their reference (the tests it fails are out of scope and
 listed), theirs-on-ours (of those), ours-on-theirs (of our cases), and every disagreement by name. A
 disagreement named in backticks in the problem's ``NOTES.md`` (``test_x``, ``case_id``, or
-``checkpoint_N/name`` for one checkpoint only) is shown as documented, not as a failure. Their harness's
+``checkpoint_K/name`` for the test or case of checkpoint K only, wherever it runs) is shown as documented,
+not as a failure. Their harness's
 Python packages (pytest, the problem's ``test_dependencies``) go into a throwaway venv under the scbench
 cache. Progress goes to stderr; exit 1 when some disagreement is undocumented or a setup failed.
 """
@@ -53,6 +57,8 @@ PYTEST_INI = "[pytest]\ntestpaths = tests\nmarkers =\n    functionality\n    err
 ROW = "{:<28} {:>3}  {:>13}  {:>11}  {:>11}  {}"
 HEADER = ROW.format("problem", "cp", "theirs/theirs", "theirs/ours", "ours/theirs", "verdict")
 NOTED = re.compile(r"`([^`\s]+)`")
+TEST_FILE = re.compile(r"test_checkpoint_(\d+)\.py")
+EARLIER = re.compile(r"checkpoint_\d+/")
 
 
 @dataclass(frozen=True)
@@ -78,16 +84,20 @@ class Theirs:
             return prepare(Path(scratch), "python", "run_pytest")
 
     def stage(self, number: int, workspace: Path) -> dict[str, str]:
-        """Copy the tests of checkpoint ``number`` (with conftest, helpers, data) and the static assets
-        into ``workspace/tests`` (replacing a solution's own tests dir), write its pytest.ini; returns the
-        asset environment variables."""
-        wanted = f"test_checkpoint_{number}.py"
+        """Copy the tests of checkpoints 1 to ``number`` (only ``number``'s when its config says
+        ``include_prior_tests: false``, as SlopCodeBench does), with conftest, helpers and data, and the static
+        assets into ``workspace/tests`` (replacing a solution's own tests dir), write its pytest.ini; returns
+        the asset environment variables."""
         tests = self.root / "tests"
+        first = 1 if self.config["checkpoints"][f"checkpoint_{number}"].get("include_prior_tests", True) else number
+
+        def unwanted(name: str) -> bool:
+            matched = TEST_FILE.fullmatch(name)
+            return bool(matched) and int(matched[1]) not in range(first, number + 1)
 
         def ignored(directory: str, names: list[str]) -> list[str]:
             top_level = Path(directory) == tests
-            return [n for n in names
-                    if n == "__pycache__" or (top_level and n.startswith("test_checkpoint_") and n != wanted)]
+            return [n for n in names if n == "__pycache__" or (top_level and unwanted(n))]
 
         if (workspace / "tests").exists():
             shutil.rmtree(workspace / "tests")
@@ -102,15 +112,23 @@ class Theirs:
         return env
 
 
-def junit_outcomes(report: Path) -> dict[str, bool]:
-    """Test name -> passed, from a pytest JUnit XML report (a skipped test did not pass)."""
-    return {case.get("name"): not any(child.tag in ("failure", "error", "skipped") for child in case)
+def junit_outcomes(report: Path, number: int) -> dict[str, bool]:
+    """Test name -> passed, from a pytest JUnit XML report of checkpoint ``number``'s run (a skipped test
+    did not pass); a test of an earlier checkpoint K's file (classname ``tests.test_checkpoint_K...``) is
+    named ``checkpoint_K/name``."""
+    def named(case: ElementTree.Element) -> str:
+        origin = re.search(r"test_checkpoint_(\d+)", case.get("classname", ""))
+        earlier = origin and int(origin[1]) != number
+        return f"checkpoint_{origin[1]}/{case.get('name')}" if earlier else case.get("name")
+
+    return {named(case): not any(child.tag in ("failure", "error", "skipped") for child in case)
             for case in ElementTree.parse(report).getroot().iter("testcase")}
 
 
 def run_their_suite(theirs: Theirs, number: int, solution: Prepared, harness: Prepared,
                     plugin: Path | None = None) -> dict[str, bool]:
-    """Their ``test_checkpoint_<number>.py`` against a prepared solution: test name -> passed.
+    """Their suite of checkpoint ``number`` with its regressions against a prepared solution: test name
+    (``junit_outcomes``) -> passed.
     ``plugin`` is a pytest plugin module loaded as well (``-p``). Raises ``SetupError`` when
     pytest wrote no report (a crash, a collection error)."""
     with tempfile.TemporaryDirectory(prefix="agreement-") as scratch:
@@ -121,20 +139,19 @@ def run_their_suite(theirs: Theirs, number: int, solution: Prepared, harness: Pr
         report = Path(scratch) / "junit.xml"
         argv = [*harness.entry, "-p", "no:cacheprovider", *(["-p", plugin.stem] if plugin else []), "-q",
                 f"--junitxml={report}",
-                f"--entrypoint={shlex.join(entry)}", f"--checkpoint=checkpoint_{number}",
-                f"tests/test_checkpoint_{number}.py"]
+                f"--entrypoint={shlex.join(entry)}", f"--checkpoint=checkpoint_{number}", "tests"]
         done = subprocess.run(argv, cwd=workspace, env=env, capture_output=True, text=True, timeout=SUITE_TIMEOUT)
         if not report.exists():
             raise SetupError(f"pytest wrote no report (exit {done.returncode}): {done.stdout[-1500:]}"
                              f"{done.stderr[-500:]}")
-        return junit_outcomes(report)
+        return junit_outcomes(report, number)
 
 
-def own_cases_only(bundle: Bundle) -> Bundle:
-    """``bundle`` with every checkpoint graded on its own cases only, without regressions."""
-    return bundle.model_copy(update={"checkpoints": [
-        checkpoint.model_copy(update={"config": checkpoint.config.model_copy(update={"include_prior_tests": False})})
-        for checkpoint in bundle.checkpoints]})
+def case_outcomes(bundle: Bundle, number: int, solution: Path) -> dict[str, bool]:
+    """Our cases of checkpoint ``number`` with their regressions on a python solution: case id (a
+    regression case as ``checkpoint_K/id``, as in our JUnit) -> passed."""
+    return {f"{case.checkpoint}/{case.id}" if case.category == "regression" else case.id: case.passed
+            for case in evaluate(bundle, number, Target(solution, "python")).cases}
 
 
 def documented_names(problem: Path) -> set[str]:
@@ -156,7 +173,9 @@ class Agreement:
     errors: list[str] = field(default_factory=list)
 
     def documented(self, name: str) -> bool:
-        return name in self.notes or f"checkpoint_{self.number}/{name}" in self.notes
+        """Whether ``NOTES.md`` names this test or case, bare or as ``checkpoint_K/name`` of its checkpoint K."""
+        qualified = name if EARLIER.match(name) else f"checkpoint_{self.number}/{name}"
+        return bool({qualified, qualified.split("/", 1)[1]} & self.notes)
 
     @property
     def in_scope(self) -> list[str]:
@@ -206,9 +225,8 @@ def compare(ours: Path, theirs: Theirs, number: int) -> Agreement:
         theirs, number, prepare(their_reference, "python", entry_file), harness))
     agreement.theirs_on_ours = _attempt(agreement, "their suite on our reference", lambda: run_their_suite(
         theirs, number, prepare(our_reference, "python", entry_file), harness))
-    bundle = own_cases_only(load(ours))
-    agreement.ours_on_theirs = _attempt(agreement, "our cases on their reference", lambda: {
-        case.id: case.passed for case in evaluate(bundle, number, Target(their_reference, "python")).cases})
+    agreement.ours_on_theirs = _attempt(agreement, "our cases on their reference",
+                                        lambda: case_outcomes(load(ours), number, their_reference))
     return agreement
 
 

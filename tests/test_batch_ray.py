@@ -2,22 +2,27 @@
 then a second node joining it, each with one CPU and its own ports): the same plan gives the
 same results as the local engine, and its evaluations ran on both nodes."""
 
+import contextlib
 import json
 import os
+import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, comparable, evaluations_in, kv_plan, scbench
+from conftest import FIXTURES, comparable, evaluations_in, kv_plan, processes_with, scbench
 from scbench.batch.ray_engine import pack, unpack
 
-pytestmark = pytest.mark.xdist_group(name="ray")  # one cluster at a time: clusters on one machine share a token file
+pytestmark = pytest.mark.xdist_group(name="ray")  # one cluster at a time: each needs two CPUs
 
 RAY = str(Path(sys.executable).with_name("ray"))
 NODE_PORTS = ("--node-manager-port", "--object-manager-port", "--dashboard-agent-listen-port",
@@ -39,8 +44,16 @@ def free_ports(count: int) -> list[int]:
     return ports
 
 
-def start_node(options: list[str], log: Path) -> subprocess.Popen:
-    """``ray start --block`` of one node with one CPU and its own ports, in its own session."""
+@dataclass(frozen=True)
+class Cluster:
+    """A running local cluster: the address of its head and the environment its clients need (its own token)."""
+
+    address: str
+    env: dict[str, str]
+
+
+def start_node(options: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen:
+    """``ray start --block`` of one node with one CPU and its own ports, in its own session, in ``env``."""
     ports = free_ports(len(NODE_PORTS) + WORKER_PORTS)
     named = [f"{option}={port}" for option, port in zip(NODE_PORTS, ports, strict=False)]
     argv = [RAY, "start", "--block", "--num-cpus=1", "--disable-usage-stats", "--node-ip-address=127.0.0.1",
@@ -48,7 +61,7 @@ def start_node(options: list[str], log: Path) -> subprocess.Popen:
             f"--worker-port-list={','.join(map(str, ports[len(NODE_PORTS):]))}", *options]
     with log.open("a") as sink:
         return subprocess.Popen(argv, stdout=sink, stderr=sink, start_new_session=True,
-                                env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
+                                env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0", **env})
 
 
 def started(node: subprocess.Popen, log: Path) -> None:
@@ -59,43 +72,59 @@ def started(node: subprocess.Popen, log: Path) -> None:
         time.sleep(0.1)
 
 
-def alive_nodes(address: str) -> int:
+def alive_nodes(address: str, env: dict[str, str]) -> int:
+    """The nodes alive in the cluster at ``address`` as a client in ``env`` sees them (0 when it is refused)."""
     code = f"import ray; ray.init(address={address!r}); print(sum(n['Alive'] for n in ray.nodes()))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **env})
     return int(done.stdout.strip() or 0)
 
 
 def stop(node: subprocess.Popen) -> None:
-    """End a node: every process of its session (they are all ours)."""
-    os.killpg(node.pid, signal.SIGKILL)
+    """End a node: every process of its session (they are all ours); a node whose ``ray start`` ended and
+    left no process behind has nothing left to end."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(node.pid, signal.SIGKILL)
     node.wait()
+
+
+@contextlib.contextmanager
+def two_nodes(temp: Path, node_options: Sequence[str] = ()) -> Iterator[Cluster]:
+    """A head and one more node joining it (with ``node_options``), logs and session under ``temp``, and a
+    token of their own in it (``RAY_AUTH_TOKEN_PATH``: otherwise every cluster of the machine uses
+    ``~/.ray/auth_token``, which a head writes when it is missing); every node started is stopped after and
+    ``temp`` removed, also when a node fails to start or to join."""
+    (temp / "auth_token").write_text(secrets.token_hex(32))
+    env = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(temp / "auth_token")}
+    gcs, client, dashboard = free_ports(len(HEAD_PORTS))
+    cluster = Cluster(f"127.0.0.1:{gcs}", env)
+    with contextlib.ExitStack() as running:
+        running.callback(shutil.rmtree, temp)
+        head = start_node(["--head", f"--port={gcs}", f"--ray-client-server-port={client}",
+                           f"--dashboard-port={dashboard}", "--include-dashboard=false", f"--temp-dir={temp}"],
+                          temp / "head.log", env)
+        running.callback(stop, head)
+        started(head, temp / "head.log")
+        node = start_node([f"--address={cluster.address}", *node_options], temp / "node.log", env)
+        running.callback(stop, node)
+        started(node, temp / "node.log")
+        assert alive_nodes(cluster.address, env) == 2
+        yield cluster
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    """The address of a running two-node cluster (head and one more node), stopped after."""
-    temp = Path(tempfile.mkdtemp(prefix="scbray-"))
-    gcs, client, dashboard = free_ports(len(HEAD_PORTS))
-    address = f"127.0.0.1:{gcs}"
-    nodes = [start_node(["--head", f"--port={gcs}", f"--ray-client-server-port={client}",
-                         f"--dashboard-port={dashboard}", "--include-dashboard=false", f"--temp-dir={temp}"],
-                        temp / "head.log")]
-    try:
-        started(nodes[0], temp / "head.log")
-        nodes.append(start_node([f"--address={address}"], temp / "node.log"))
-        started(nodes[1], temp / "node.log")
-        assert alive_nodes(address) == 2
-        yield address
-    finally:
-        for node in reversed(nodes):
-            stop(node)
+    """A running two-node cluster, stopped after."""
+    with two_nodes(Path(tempfile.mkdtemp(prefix="scbray-"))) as running:
+        yield running
 
 
 def test_the_ray_engine_gives_the_local_engines_results_across_two_nodes(cluster, tmp_path):
     plan = kv_plan(tmp_path)
     local = scbench("batch", plan, "--out", tmp_path / "local")
     assert local.returncode == 0, local.stderr
-    remote = scbench("batch", plan, "--out", tmp_path / "ray", "--engine", "ray", "--address", cluster)
+    remote = scbench("batch", plan, "--out", tmp_path / "ray", "--engine", "ray", "--address", cluster.address,
+                     env={**os.environ, **cluster.env})
     assert remote.returncode == 0, remote.stderr
     assert "ray: 5 evaluation(s) ran on 2 node(s) of the cluster" in remote.stderr
     keys = evaluations_in(tmp_path / "local")
@@ -103,6 +132,22 @@ def test_the_ray_engine_gives_the_local_engines_results_across_two_nodes(cluster
     for key in keys:
         ours, theirs = (json.loads((tmp_path / side / key / "results.json").read_text()) for side in ("local", "ray"))
         assert {**comparable(theirs), "entry": None} == {**comparable(ours), "entry": None}
+
+
+def test_a_cluster_answers_only_the_clients_with_its_own_token(cluster):
+    # before: the clusters of one machine shared ~/.ray/auth_token (or had none), so a second cluster's head
+    # writing it changed the token the first one's clients presented
+    other = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+    assert (alive_nodes(cluster.address, cluster.env), alive_nodes(cluster.address, other)) == (2, 0)
+
+
+def test_a_node_that_fails_to_join_leaves_no_process_of_its_cluster():
+    # before: stopping the node whose `ray start` had already ended raised ProcessLookupError, and the head
+    # was never stopped
+    temp = Path(tempfile.mkdtemp(prefix="scbray-"))
+    with pytest.raises(AssertionError, match="Invalid value for '--num-cpus'"), two_nodes(temp, ["--num-cpus=many"]):
+        pass
+    assert (processes_with(str(temp)), temp.exists()) == ([], False)
 
 
 def test_a_ray_engine_without_a_cluster_at_the_address_is_one_clear_error(tmp_path):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT, sandbox_levels, scbench
+from conftest import FIXTURES, ROOT, replace_in, sandbox_levels, scbench
 from scbench.evaluate.session import limits_of
 from scbench.problem.compiler import compile_problem
 from scbench.sandbox import relay
@@ -88,17 +88,48 @@ def test_a_workspace_persists_across_runs_and_is_copied_out(level, tmp_path, mon
     assert "NOT_SET_ANYWHERE" not in env and env["SCBENCH_TEST_TOKEN"] == "s3cret"
 
 
+RESERVE_1_GIB = ("import mmap\n"
+                 "try:\n    mmap.mmap(-1, 2**30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x4000)\n"
+                 "    print('reserved')\nexcept OSError as e:\n    print(e.strerror)")
+"""A private writable mapping of 1 GiB, reserved and never touched (MAP_NORESERVE), as rego-cpp's allocator
+makes at start-up."""
+
+
+@pytest.mark.parametrize("level", sandbox_levels())
+def test_an_address_space_limit_lets_a_process_reserve_more_than_its_memory(level):
+    # before: the only way was a memory_mb of 1 TiB (dcsa checkpoint 4), which lifted the tree's memory bound too
+    reserved = {}
+    for address_space_mb in (None, 2048):
+        with registry()[level](Limits(memory_mb=256, address_space_mb=address_space_mb)) as box:
+            workdir = box.scratch / "run"
+            workdir.mkdir()
+            box.own(workdir)
+            reserved[address_space_mb] = python(box, workdir, RESERVE_1_GIB).stdout
+    assert reserved == {None: b"Cannot allocate memory\n", 2048: b"reserved\n"}
+
+
 def test_checkpoint_limits_override_the_problem_limits(tmp_path):
     root = tmp_path / "kv"
     shutil.copytree(FIXTURES / "kv", root)
     config = (root / "config.yaml").read_text()
     config = config.replace("timeout: 10\n", "timeout: 10\nlimits: {memory_mb: 512, cpu_s: 5}\n")
-    config = config.replace("checkpoint_2: {order: 2}", "checkpoint_2: {order: 2, limits: {cpu_s: 7, output_mb: 2}}")
+    config = config.replace("checkpoint_2: {order: 2}",
+                            "checkpoint_2: {order: 2, limits: {cpu_s: 7, output_mb: 2, address_space_mb: 1048576}}")
     (root / "config.yaml").write_text(config)
     bundle = compile_problem(root)
     assert (limits_of(bundle, 1), limits_of(bundle, 2)) == (
         Limits(memory_mb=512, processes=256, cpu_s=5, file_mb=256, output_mb=8),
-        Limits(memory_mb=512, processes=256, cpu_s=7, file_mb=256, output_mb=2))
+        Limits(memory_mb=512, processes=256, cpu_s=7, file_mb=256, output_mb=2, address_space_mb=1048576))
+    assert limits_of(bundle, 2).prlimit()[1] == f"--data={2**40}"
+
+
+def test_memory_and_address_space_limits_are_bounded(kv_copy):
+    replace_in(kv_copy / "config.yaml", "timeout: 10\n",
+               "timeout: 10\nlimits: {memory_mb: 1048576, address_space_mb: 8388608}\n")
+    done = scbench("compile", kv_copy)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "limits.memory_mb: must be at most 262144, got 1048576" in done.stderr
+    assert "limits.address_space_mb: must be at most 4194304, got 8388608" in done.stderr
 
 
 @pytest.mark.parametrize("level", sandbox_levels())

@@ -27,6 +27,10 @@ from pydantic import BaseModel, ConfigDict, Field
 CASE_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 CHECKPOINT_NAME = r"^checkpoint_[1-9][0-9]*$"
 RETIRED_CASE = r"^checkpoint_[1-9][0-9]*/[A-Za-z0-9][A-Za-z0-9_.-]*$"
+MEMORY_MB_MAX = 256 * 1024
+"""The most memory a problem may give a run (256 GiB): more is no bound at all."""
+ADDRESS_SPACE_MB_MAX = 4 * 1024 * 1024
+"""The most address space a problem may let one process map (4 TiB of the 128 TiB a process can address)."""
 
 ANY = "[..]"
 """A string leaf of an expected value that is exactly this matches any value."""
@@ -311,7 +315,12 @@ class LimitsConfig(Strict):
     """Resource limits of every run of a solution (each process tree of a step or a server);
     an unset limit keeps scbench's default (see docs/case-format.md)."""
 
-    memory_mb: int | None = Field(None, ge=16, description="MiB of memory per process and per tree (default 2048)")
+    memory_mb: int | None = Field(None, ge=16, le=MEMORY_MB_MAX,
+                                  description="MiB of memory per process and per tree (default 2048)")
+    address_space_mb: int | None = Field(
+        None, ge=16, le=ADDRESS_SPACE_MB_MAX, description="MiB of private writable address space one process may "
+        "map, used or only reserved (RLIMIT_DATA; default: memory_mb), for runtimes that reserve far more than "
+        "they use; the tree's memory stays bounded by memory_mb")
     processes: int | None = Field(None, ge=1, description="tasks in a run's tree (default 256)")
     cpu_s: int | None = Field(None, ge=1, description="CPU seconds per process (default 60)")
     file_mb: int | None = Field(None, ge=1, description="MiB any file written may reach (default 256)")

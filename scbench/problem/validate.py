@@ -126,6 +126,8 @@ FORMATTERS: dict[str, Callable[[ValidationError], tuple[str, str]]] = {
                                    f"use a number greater than {e.validator_value}"),
     "minimum": lambda e: (f"must be at least {e.validator_value}, got {e.instance}",
                           f"use a number of at least {e.validator_value}"),
+    "maximum": lambda e: (f"must be at most {e.validator_value}, got {e.instance}",
+                          f"use a number of at most {e.validator_value}"),
 }
 """Validator kind -> ``(message, fix)``; kinds not listed keep jsonschema's message."""
 

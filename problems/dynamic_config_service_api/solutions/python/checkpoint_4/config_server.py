@@ -329,8 +329,12 @@ class Service:
         ref, schema = self.schema_for(name, scope, body)
         if schema is None:
             raise ApiError(404, "schema_not_bound", "no schema applies to this config")
-        used, resolved, _ = self.resolved(name, scope, optional_version(body))
-        document = resolved if mode == "resolved" else self.store.pair(name, scope).get(used)["config"]
+        version = optional_version(body)
+        if mode == "stored":
+            used = self.store.version_of(name, scope, version)
+            document = self.store.pair(name, scope).get(used)["config"]
+        else:
+            used, document, _ = self.resolved(name, scope, version)
         validate(schema, document)
         return 200, {"name": name, "scope": scope, "version_used": used, "mode": mode,
                      "valid": True, "validated_against": ref}
