@@ -14,9 +14,8 @@ function option(word, rest, known) {
   const [flag, ...inline] = word.split('=');
   const name = flag.slice(2);
   if (!flag.startsWith('--') || !known.has(name)) throw usage(`unknown option ${flag}`);
-  if (inline.length) return [name, inline.join('=')];
-  const { value } = rest.next();
-  if (value === undefined || isOption(value)) throw usage(`${flag} needs a value`);
+  const value = inline.length ? inline.join('=') : rest.next().value;
+  if (!value || (!inline.length && isOption(value))) throw usage(`${flag} needs a value, which may not be empty`);
   return [name, value];
 }
 
@@ -25,7 +24,7 @@ function option(word, rest, known) {
  * @param {string[]} argv the command line after the entry command
  * @param {Set<string>} known the option names (without `--`) that exist
  * @returns {{words: string[], options: Object<string, string>}} options by name; a repeated one keeps its last value
- * @throws usage_error for an unknown option or one without its value
+ * @throws usage_error for an unknown option or one without its value (an empty one has none)
  */
 function parse(argv, known) {
   const words = [];

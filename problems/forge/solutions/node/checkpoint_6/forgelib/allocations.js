@@ -16,18 +16,18 @@ const SETTLED = { consumed: ['on_hand', 'reserved'], released: ['reserved'] };
 
 /**
  * The revision `allocation create` builds, as printed: `--revision`, or the current one; the released one when the
- * rules require it.
+ * `rules` require it.
  */
-function chosenRevision(store, args, options) {
-  const rules = loadRules(options);
+function chosenRevision(store, args, options, rules) {
   const [history, number] = options.revision === undefined
     ? [record(store, args[0]), undefined] : numbered(store, [args[0], options.revision]);
   return view(history, rules.allocate.require_released ? requireReleased(history, number) : number);
 }
 
 function create(store, args, options) {
+  const rules = loadRules(options);
   const quantity = wholeNumber(options.quantity ?? '1', '--quantity');
-  const { blueprint, revision, materials } = explode(store, chosenRevision(store, args, options), quantity);
+  const { blueprint, revision, materials } = explode(store, chosenRevision(store, args, options, rules), quantity);
   ensureAvailable(store, materials);
   for (const material of materials) adjust(store, material.item, { reserved: material.quantity });
   const id = nextId(store);

@@ -11,19 +11,27 @@ const KIND = 'stock';
 /** Relative rounding error allowed when comparing quantities. */
 const TOLERANCE = 1e-9;
 
+/** `value`, or exactly 0 when it is within `scale` * TOLERANCE of 0: no rounding residue. */
+const settled = (value, scale) => (Math.abs(value) <= TOLERANCE * Math.abs(scale) ? 0 : value);
+
 /** The stock of item `name`: `{on_hand, reserved}`. */
 const levels = (store, name) => lookup(store.collection(KIND), name, { on_hand: 0, reserved: 0 });
 
 /** The stock of catalogue `item` (a record) as printed: `{item, unit, on_hand, reserved, available}`. */
 function view(store, item) {
   const stock = levels(store, item.name);
-  return { item: item.name, unit: item.unit, ...stock, available: stock.on_hand - stock.reserved };
+  return {
+    item: item.name, unit: item.unit, ...stock, available: settled(stock.on_hand - stock.reserved, stock.on_hand),
+  };
 }
 
-/** Add `changes` (`{on_hand?, reserved?}`, negative: take away) to the stock of item `name`. */
+/**
+ * Add `changes` (`{on_hand?, reserved?}`, negative: take away) to the stock of item `name`; a level left within the
+ * rounding error of its change of 0 becomes 0.
+ */
 function adjust(store, name, changes) {
   const stock = { ...levels(store, name) };
-  for (const [level, change] of Object.entries(changes)) stock[level] += change;
+  for (const [level, change] of Object.entries(changes)) stock[level] = settled(stock[level] + change, change);
   store.collection(KIND)[name] = stock;
 }
 

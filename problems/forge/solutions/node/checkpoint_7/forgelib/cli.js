@@ -105,8 +105,8 @@ function resolve({ words, options }) {
 
 /** Run `command` on the data directory under the contract `--config` selects; returns what it prints. */
 function execute({ words, options }, command) {
-  options.strict = loadContract(options) === 2;
   const store = new Store(options['data-dir']);
+  options.strict = loadContract(options) === 2;
   const result = command.run(store, words.slice(2), options);
   store.save();
   return result;

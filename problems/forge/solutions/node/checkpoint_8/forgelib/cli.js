@@ -125,8 +125,8 @@ function execute({ words, options }, command) {
     store.save();
     throw new ForgeError('forbidden', `the role ${role} may not run ${command.key}`);
   }
-  checkName(store.scope, '--scope');
   options.strict = loadContract(options) === 2;
+  checkName(store.scope, '--scope');
   const result = command.run(store, args, options);
   if (changes(command.permissions)) audit.append(store, role, command.key, args[0] ?? result.name, 'ok');
   store.save();

@@ -46,11 +46,18 @@ class Parser(argparse.ArgumentParser):
         raise usage(message)
 
 
+def value(text):
+    """An option's value as written; an empty one is no value (a ``usage_error``)."""
+    if not text:
+        raise argparse.ArgumentTypeError("the value may not be empty")
+    return text
+
+
 def parser():
     parsed = Parser(prog="forge", add_help=False, allow_abbrev=False)
-    parsed.add_argument("--data-dir")
+    parsed.add_argument("--data-dir", type=value)
     for option in OPTIONS:
-        parsed.add_argument(f"--{option.replace('_', '-')}")
+        parsed.add_argument(f"--{option.replace('_', '-')}", type=value)
     parsed.add_argument("words", nargs="*")
     return parsed
 

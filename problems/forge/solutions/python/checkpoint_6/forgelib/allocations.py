@@ -12,10 +12,9 @@ from forgelib.stock import adjust, require
 STATUSES = ("reserved", "consumed", "released")
 
 
-def chosen_revision(store, args, options):
+def chosen_revision(store, args, options, rules):
     """The printed revision ``allocation create`` builds: ``--revision`` or the current one, which
-    must be the released one when the rules require it."""
-    rules = load_rules(options)
+    must be the released one when ``rules`` require it."""
     if options.revision is None:
         history, number = record(store, args[0]), None
     else:
@@ -26,8 +25,9 @@ def chosen_revision(store, args, options):
 
 
 def create(store, args, options, stdin):
+    rules = load_rules(options)
     quantity = whole_number(options.quantity or "1", "--quantity")
-    materials = explode(store, chosen_revision(store, args, options), quantity)
+    materials = explode(store, chosen_revision(store, args, options, rules), quantity)
     require(store, materials["materials"])
     for material in materials["materials"]:
         adjust(store, material["item"], reserved=material["quantity"])

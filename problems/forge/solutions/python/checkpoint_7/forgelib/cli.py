@@ -82,11 +82,18 @@ class Parser(argparse.ArgumentParser):
         raise usage(message)
 
 
+def value(text):
+    """An option's value as written; an empty one is no value (a ``usage_error``)."""
+    if not text:
+        raise argparse.ArgumentTypeError("the value may not be empty")
+    return text
+
+
 def parser():
     parsed = Parser(prog="forge", add_help=False, allow_abbrev=False)
-    parsed.add_argument("--data-dir")
+    parsed.add_argument("--data-dir", type=value)
     for option in OPTIONS:
-        parsed.add_argument(f"--{option.replace('_', '-')}")
+        parsed.add_argument(f"--{option.replace('_', '-')}", type=value)
     parsed.add_argument("words", nargs="*")
     return parsed
 
@@ -117,8 +124,8 @@ def main(argv, stdin=sys.stdin, stdout=sys.stdout, stderr=sys.stderr):
     try:
         options = parser().parse_intermixed_args(argv)
         command = resolve(options)
-        options.strict = load_contract(options) == 2
         store = Store(options.data_dir)
+        options.strict = load_contract(options) == 2
         result = command.run(store, options.words[2:], options, stdin)
         store.save()
     except ForgeError as error:

@@ -11,6 +11,11 @@ TOLERANCE = 1e-9
 """Relative rounding error allowed when comparing quantities."""
 
 
+def settled(value, scale):
+    """``value``, or exactly 0 when it is within ``scale`` * TOLERANCE of 0: no rounding residue."""
+    return 0 if abs(value) <= TOLERANCE * abs(scale) else value
+
+
 def levels(store, item):
     """The stock of ``item`` (a name): ``{"on_hand": x, "reserved": y}``."""
     return store.collection(KIND).get(item, {"on_hand": 0, "reserved": 0})
@@ -19,13 +24,16 @@ def levels(store, item):
 def view(store, item):
     """The stock of catalogue ``item`` (a record) as printed."""
     stock = levels(store, item["name"])
-    return {"item": item["name"], "unit": item["unit"], **stock, "available": stock["on_hand"] - stock["reserved"]}
+    return {"item": item["name"], "unit": item["unit"], **stock,
+            "available": settled(stock["on_hand"] - stock["reserved"], stock["on_hand"])}
 
 
 def adjust(store, item, on_hand=0, reserved=0):
-    """Add ``on_hand`` and ``reserved`` (negative: take away) to the stock of ``item`` (a name)."""
+    """Add ``on_hand`` and ``reserved`` (negative: take away) to the stock of ``item`` (a name); a
+    level left within the rounding error of the change of 0 becomes 0."""
     stock = levels(store, item)
-    store.collection(KIND)[item] = {"on_hand": stock["on_hand"] + on_hand, "reserved": stock["reserved"] + reserved}
+    store.collection(KIND)[item] = {"on_hand": settled(stock["on_hand"] + on_hand, on_hand),
+                                    "reserved": settled(stock["reserved"] + reserved, reserved)}
 
 
 def shortages(store, needs):
