@@ -157,20 +157,31 @@ def normalize_map(step: dict, path: str) -> dict:
     return {"as": alias, "expr": expr}
 
 
-def normalize_rename(step: dict, path: str) -> dict:
-    pair = [key for key in ("from", "to") if key in step]
-    if "mapping" in step and pair:
-        raise schema_error("'rename' takes either 'from'/'to' or 'mapping', not both", path)
-    if pair:
-        source, target = (required_text(step, key, path) for key in ("from", "to"))
-        return {"mapping": {source: target}}
-    mapping = step.get("mapping")
+def rename_pair(step: dict, path: str) -> dict:
+    """The from/to form as a one-entry mapping, both names trimmed."""
+    source, target = (required_text(step, key, path) for key in ("from", "to"))
+    return {source: target}
+
+
+def rename_mapping(step: dict, path: str) -> dict:
+    """The mapping form, kept exactly; every target a non-blank string."""
+    mapping = step["mapping"]
     if not isinstance(mapping, dict) or not mapping:
-        raise schema_error("'rename' needs 'from'/'to' or a non-empty 'mapping'", f"{path}.mapping" if "mapping" in step else path)
+        raise schema_error("'mapping' must be a non-empty object", f"{path}.mapping")
     for source, target in mapping.items():
         if not isinstance(target, str) or not target.strip():
             raise schema_error("a mapping target must be a non-empty string", f"{path}.mapping.{source}")
-    return {"mapping": dict(mapping)}
+    return dict(mapping)
+
+
+RENAME_FORMS = {("from", "to"): rename_pair, ("mapping",): rename_mapping}
+
+
+def normalize_rename(step: dict, path: str) -> dict:
+    forms = [form for keys, form in RENAME_FORMS.items() if any(key in step for key in keys)]
+    if len(forms) != 1:
+        raise schema_error("'rename' takes either 'from'/'to' or 'mapping'", path)
+    return {"mapping": forms[0](step, path)}
 
 
 def normalize_limit(step: dict, path: str) -> dict:
