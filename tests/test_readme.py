@@ -2,6 +2,8 @@
 
 import re
 
+import yaml
+
 from conftest import ROOT, scbench
 
 
@@ -45,3 +47,10 @@ def test_the_readme_command_table_shows_every_option_of_every_command():
                                            sorted(written - {form for option in options for form in option}))
     assert len(compared) == 15
     assert {name: gaps for name, gaps in compared.items() if gaps != ([], [])} == {}
+
+
+def test_the_readme_problem_table_lists_every_shipped_problem_with_its_checkpoints():
+    rows = re.findall(r"^\| `problems/(\w+)` \| [^|]+ \| (\d+) \|", (ROOT / "README.md").read_text(), re.M)
+    shipped = {path.name: str(len(yaml.safe_load((path / "config.yaml").read_text())["checkpoints"]))
+               for path in (ROOT / "problems").iterdir()}
+    assert dict(rows) == shipped
