@@ -179,6 +179,31 @@ def test_a_case_file_that_is_not_utf8_is_a_located_error(problem):
      "    fix: encode the bytes with base64 -w0 FILE"),
     ("{id: c, args: count}",
      "cases[0].args: expected a list, got a string \"count\"\n    fix: write a list: [count]"),
+    ("{id: c, expect: {stderr: {contains: no such key}}}",
+     "cases[0].expect.stderr.contains: expected a list, got a string \"no such key\"\n"
+     "    fix: give a list: contains: [\"no such key\"]"),
+    ("{id: c, expect: {files: {out.txt: {format: json, search: '^a$'}}}}",
+     "cases[0].expect.files.out.txt.search: expected a list, got a string \"^a$\"\n"
+     "    fix: give a list: search: [\"^a$\"]"),
+    ("{id: c, expect: {stdout: {search: [ok, 'took (\\d+ms']}}}",
+     "cases[0].expect.stdout.search[1]: invalid regular expression: missing ), unterminated subpattern at "
+     "position 5\n    fix: escape special characters with a backslash"),
+    ("{id: c, expect: {stdout: {not_contains: ['']}}}",
+     "cases[0].expect.stdout.not_contains[0]: must not be empty\n    fix: write a value"),
+    ("{id: c, stdin: {copy: docs}}",
+     "cases[0].stdin.copy: data/docs is a directory, and stdin takes the bytes of one file\n"
+     "    fix: name a file under data/"),
+    ("{id: c, steps: [{stdin: {copy: ../config.yaml}}]}",
+     "cases[0].steps[0].stdin.copy: copy source '../config.yaml' leaves data/\n"
+     "    fix: name a path under data/ without '..'"),
+    ("{id: c, stdin: {copy: docs/b.txt}}",
+     "cases[0].stdin: data/docs/b.txt does not exist\n    fix: did you mean 'docs/a.txt'?"),
+    ("{id: c, stdin: {jsn: {a: 1}}}",
+     "cases[0].stdin: unknown key 'jsn'\n    fix: did you mean 'json'? (one of the forms here: copy, json, yaml, "
+     "a bare string)"),
+    ("{id: c, stdin: {json: {a: 1.0e+400}}}",
+     "cases[0].stdin.json.a: the number inf is beyond what a double holds (at most 1.7976931348623157e+308)\n"
+     "    fix: write a number a double holds, or give stdin as text (a bare string)"),
 ])
 def test_paths_and_contents_are_checked_at_compile_time(problem, case, expected):
     (problem / "cases/checkpoint_1/bad.yaml").write_text(f"cases:\n  - {case}\n")

@@ -280,3 +280,28 @@ def test_normalize_steps_apply_only_when_asked_and_keep_the_any_wildcard():
     spec = Expect(format="json", normalize=[{"path": "$[*]", "lower": True}], value=["ABC", "[..]", " x "])
     assert check_output("body", spec, b'["abc", 3, " X "]') is None
     assert check_output("body", spec, b'["abc", 3, "x"]').message == '$[2]: expected " x ", actual "x"'
+
+
+@pytest.mark.parametrize(("spec", "actual", "expected"), [
+    (Expect(contains=["error: no such key"], not_contains=["Traceback"], search=[r"^took \d+ms$"]),
+     "warn\nerror: no such key: x\ntook 12ms\n", None),
+    (Expect(contains=["error: no such key"]), "warn\nerror: no such kye\n",
+     "missing \"error: no such key\" (closest: line 2 'error: no such kye')"),
+    (Expect(not_contains=["Traceback"], search=[r"^took \d+ms$"]), "a\nb\nTraceback (most recent call last):\n",
+     "2 text checks fail, first forbidden \"Traceback\" occurs at line 3 'Traceback (most recent call last):'\n"
+     "forbidden \"Traceback\" occurs at line 3 'Traceback (most recent call last):'\n"
+     "no line matches /^took \\d+ms$/ (closest: line 3 'Traceback (most recent call last):')"),
+    (Expect(search=["a.c"]), "", "no line matches /a.c/ (the output is empty)"),
+    (Expect(search=["^b$"], contains=["a\nb"]), "a\nb\n", None),
+    (Expect(search=["a.b"]), "a\nb\n", "no line matches /a.b/ (closest: line 1 'a')"),
+    (Expect(format="json", value={"a": 1}, contains=['"a": 1']), '{"a":1}',
+     "missing \"\\\"a\\\": 1\" (closest: line 1 '{\"a\":1}')"),
+    (Expect(format="json", value={"a": 2}, contains=['"a":1']), '{"a":1}', "$.a: expected 2, actual 1"),
+    (Expect(format="yaml", not_contains=["\t"]), "a:\n  b:\tc\n", "forbidden \"\\t\" occurs at line 2 '  b:\\\\tc'"),
+])
+def test_text_checks_search_the_output_as_written_and_name_the_closest_line(spec, actual, expected):
+    assert diff_of(spec, actual) == expected
+
+
+def test_text_checks_need_utf8_even_without_a_value():
+    assert check_output("file log", Expect(contains=["x"]), b"x\xff").message.startswith("not valid UTF-8: byte(s) ff")

@@ -185,3 +185,27 @@ def test_a_capture_from_a_response_nested_too_deeply_captures_nothing(tmp_path):
     results = evaluate(compile_problem(http_problem(tmp_path, steps)), 1, Target(server, entry="python3 deep.py"))
     assert [(s.name, [(f.target, f.message) for f in s.failures]) for s in results.cases[0].steps] == [
         ("create", [("capture id", "nothing matched in the response")])]
+
+
+def test_text_checks_of_a_body_take_captured_values(tmp_path):
+    server = body_server(tmp_path, "one.py", "b'{\"id\": 7, \"name\": \"x\"}'")
+    steps = [{"name": "create", "request": {"path": "/a"}, "capture": {"id": {"jsonpath": "$.id"}}},
+             {"name": "read", "request": {"path": "/a"},
+              "expect": {"body": {"contains": ['"id": {{id}}'], "not_contains": ['"name": "{{id}}"']}}},
+             {"name": "deny", "request": {"path": "/a"},
+              "expect": {"body": {"format": "json", "value": {"id": 7, "name": "x"}, "not_contains": ["{{id}}"]}}}]
+    results = evaluate(compile_problem(http_problem(tmp_path, steps)), 1, Target(server, entry="python3 one.py"))
+    assert [(s.name, [(f.target, f.message) for f in s.failures]) for s in results.cases[0].steps] == [
+        ("create", []), ("read", []),
+        ("deny", [("body", 'forbidden "7" occurs at line 1 \'{"id": 7, "name": "x"}\'')])]
+
+
+def test_a_toml_body_is_compared_as_a_document_and_searched_by_line(tmp_path):
+    server = body_server(tmp_path, "toml.py", "b'a = 1\\n[t]\\nk = \"v\"\\n'")
+    steps = [{"name": "ok", "request": {"path": "/"},
+              "expect": {"body": {"format": "toml", "value": {"a": 1, "t": {"k": "v"}}, "search": ['^k = "v"$']}}},
+             {"name": "bad", "request": {"path": "/"},
+              "expect": {"body": {"format": "ini", "value": {"t": {"k": '"v"'}}, "search": ["^k = v$"]}}}]
+    results = evaluate(compile_problem(http_problem(tmp_path, steps)), 1, Target(server, entry="python3 toml.py"))
+    assert [(s.name, [(f.target, f.message) for f in s.failures]) for s in results.cases[0].steps] == [
+        ("ok", []), ("bad", [("body", "no line matches /^k = v$/ (closest: line 3 'k = \"v\"')")])]

@@ -3,6 +3,8 @@
 import io
 import tarfile
 
+from scbench.evaluate.session import Target, evaluate
+from scbench.problem.compiler import compile_problem
 from scbench.problem.model import TarFile
 from scbench.run.workdir import write_inputs
 
@@ -59,3 +61,25 @@ def test_an_input_replaces_a_file_or_directory_a_solution_left_in_its_way(tmp_pa
     write_inputs(work, {"state/config.json": "{}\n", "report.txt": "fresh\n", "deep/er/x.txt": "x\n"}, tmp_path)
     assert [(work / name).read_text() for name in ("state/config.json", "report.txt", "deep/er/x.txt")] == [
         "{}\n", "fresh\n", "x\n"]
+
+
+def test_stdin_given_as_a_value_or_a_data_file_is_sent_as_documented(kv_copy, tmp_path):
+    (kv_copy / "data/in.bin").write_bytes("caf\u00e9\r\nno newline".encode())
+    (kv_copy / "cases/checkpoint_1/stdin.yaml").write_text(
+        "cases:\n"
+        "  - id: json_inline\n    stdin: {json: {b: é, a: [1, 2.5, null]}}\n"
+        "    expect: {stdout: \"{\\\"b\\\": \\\"é\\\", \\\"a\\\": [1, 2.5, null]}\\n\"}\n"
+        "  - id: steps\n    steps:\n"
+        "      - {stdin: {yaml: {b: é, a: [1]}}, expect: {stdout: \"b: é\\na:\\n- 1\\n\"}}\n"
+        "      - {stdin: {yaml: plain}, expect: {stdout: \"plain\\n...\\n\"}}\n"
+        "      - {stdin: {copy: docs/a.txt}, expect: {stdout: \"one two three\\nfour five\\n\"}}\n"
+        "      - {stdin: {copy: in.bin}, expect: {stdout: \"café\\r\\nno newline\"}}\n"
+        "      - {stdin: \"as is\", expect: {stdout: \"as is\"}}\n")
+    solution = tmp_path / "cat"
+    solution.mkdir()
+    (solution / "cat.py").write_text("import sys\nsys.stdout.buffer.write(sys.stdin.buffer.read())\n")
+    results = evaluate(compile_problem(kv_copy), 1, Target(solution, entry="python3 cat.py"))
+    cases = {case.id: case for case in results.cases}
+    assert [(case, [(s.name, s.failures) for s in cases[case].steps]) for case in ("json_inline", "steps")] == [
+        ("json_inline", [("step 1", [])]),
+        ("steps", [(f"step {n}", []) for n in range(1, 6)])]

@@ -7,6 +7,10 @@ from scbench.grade.outputs import check_output
 from scbench.results import Failure
 from scbench.run.http_case import HttpObservation, substitute
 
+SUBSTITUTED_TEXTS = ("contains", "not_contains")
+"""Text checks of a body in which ``{{name}}`` takes a captured value, as text (a ``search`` regex is kept as
+written)."""
+
 
 def _status(obs: HttpObservation) -> list[Failure]:
     expected = obs.step.expect.status
@@ -36,8 +40,9 @@ def grade_http_step(obs: HttpObservation) -> list[Failure]:
         return [Failure(target="request", message=first, diff=rest)]
     body = obs.step.expect.body
     if body is not None and obs.known:
+        texts = {key: [str(substitute(text, obs.known)) for text in getattr(body, key)] for key in SUBSTITUTED_TEXTS}
         body = body.model_copy(update={"value": substitute(body.value, obs.known),
-                                       "json_schema": substitute(body.json_schema, obs.known)})
+                                       "json_schema": substitute(body.json_schema, obs.known), **texts})
     body_failure = check_output("body", body, obs.body) if body is not None else None
     missing = [Failure(target=f"capture {name}", message="nothing matched in the response") for name in obs.missing]
     return _status(obs) + _headers(obs) + ([body_failure] if body_failure else []) + missing

@@ -7,7 +7,7 @@ import re
 from jsonschema import Draft202012Validator
 
 from scbench.formats import PARSERS
-from scbench.grade import structured, text
+from scbench.grade import search, structured, text
 from scbench.grade.show import cut_line, cut_lines, visible
 from scbench.problem.model import OutputExpectation
 from scbench.results import Failure
@@ -28,6 +28,14 @@ def _text(target: str, spec: OutputExpectation, actual: str) -> Failure | None:
     return Failure(target=target, message=message, diff=diff)
 
 
+def _listed(target: str, lines: list[str], noun: str) -> Failure | None:
+    """One failure for the ``lines`` found wrong with an output (``None`` when there are none): the
+    only one as its message, else their count and the first, every one in the diff."""
+    if len(lines) <= 1:
+        return Failure(target=target, message=lines[0]) if lines else None
+    return Failure(target=target, message=f"{len(lines)} {noun}, first {lines[0]}", diff="\n".join(cut_lines(lines)))
+
+
 def _structured(target: str, spec: OutputExpectation, actual: str) -> Failure | None:
     try:
         parsed = PARSERS[spec.format](actual)
@@ -38,15 +46,8 @@ def _structured(target: str, spec: OutputExpectation, actual: str) -> Failure | 
                   for e in Draft202012Validator(spec.json_schema).iter_errors(parsed)]
         if errors:
             return Failure(target=target, message="does not match the schema", diff="\n".join(cut_lines(errors)))
-    if spec.value is None:
-        return None
-    lines = structured.differences(spec.value, parsed, spec)
-    if not lines:
-        return None
-    if len(lines) == 1:
-        return Failure(target=target, message=lines[0])
-    return Failure(target=target, message=f"{len(lines)} differences, first {lines[0]}",
-                   diff="\n".join(cut_lines(lines)))
+    return None if spec.value is None else _listed(target, structured.differences(spec.value, parsed, spec),
+                                                   "differences")
 
 
 def _not_utf8(target: str, actual: bytes, error: UnicodeDecodeError) -> Failure:
@@ -58,16 +59,23 @@ def _not_utf8(target: str, actual: bytes, error: UnicodeDecodeError) -> Failure:
                    f"byte {column} of the line): {error.reason}", diff=visible(context))
 
 
+def _content(target: str, spec: OutputExpectation, actual: str) -> Failure | None:
+    if spec.format == "text":
+        return None if spec.value is None else _text(target, spec, actual)
+    return _structured(target, spec, actual)
+
+
 def check_output(target: str, spec: OutputExpectation, actual: bytes | None) -> Failure | None:
-    """The failure of ``actual`` against ``spec``, or ``None`` when it passes. ``actual`` is
-    ``None`` for an output file that was not created. Output that is not valid UTF-8 fails,
-    naming the offending bytes and their offset, unless only its existence is checked."""
+    """The failure of ``actual`` against ``spec``, or ``None`` when it passes: its text checks
+    (``contains``, ...) first, then its value. ``actual`` is ``None`` for an output file that was
+    not created. Output that is not valid UTF-8 fails, naming the offending bytes and their offset,
+    unless only its existence is checked."""
     if actual is None:
         return Failure(target=target, message="was not created")
     try:
         decoded = actual.decode("utf-8")
     except UnicodeDecodeError as error:
-        return None if spec.format == "text" and spec.value is None else _not_utf8(target, actual, error)
-    if spec.format == "text":
-        return None if spec.value is None else _text(target, spec, decoded)
-    return _structured(target, spec, decoded)
+        existence = spec.format == "text" and spec.value is None and not search.searched(spec)
+        return None if existence else _not_utf8(target, actual, error)
+    return _listed(target, search.text_failures(spec, decoded), "text checks fail") or \
+        _content(target, spec, decoded)

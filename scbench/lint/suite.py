@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from scbench.grade.search import searched
 from scbench.lint.finding import Finding, Severity
 from scbench.problem.bundle import Bundle, CompiledCase
 from scbench.problem.model import CliExpectation, CopyFile, OutputExpectation
@@ -35,7 +36,7 @@ def _outputs(expect) -> list[OutputExpectation]:
 
 
 def _accepts_anything(output: OutputExpectation) -> bool:
-    if output.json_schema is not None:
+    if output.json_schema is not None or searched(output):
         return False
     if output.format == "text":
         return (output.regex, output.value) in ANY_TEXT
@@ -94,7 +95,9 @@ def no_error_cases(bundle: Bundle) -> Iterator[Location]:
 
 def _data_references(compiled: CompiledCase) -> Iterator[str]:
     inputs = [compiled.case.files, *(getattr(step, "files", {}) for step in compiled.case.steps)]
-    yield from (spec.copy_ for files in inputs for spec in files.values() if isinstance(spec, CopyFile))
+    stdins = [getattr(step, "stdin", None) for step in compiled.case.steps]
+    specs = [*(spec for files in inputs for spec in files.values()), *stdins]
+    yield from (spec.copy_ for spec in specs if isinstance(spec, CopyFile))
     yield from DATA_REFERENCE.findall(compiled.case.model_dump_json(by_alias=True))
 
 

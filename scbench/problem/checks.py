@@ -25,12 +25,13 @@ from scbench.problem.model import (
     CliCase,
     CopyFile,
     HttpCase,
+    JsonStdin,
     OutputExpectation,
     ProblemConfig,
     TarFile,
 )
 from scbench.problem.source import Unreadable, read_text
-from scbench.problem.walk import argument_strings, inputs, outputs
+from scbench.problem.walk import argument_strings, cli_steps, inputs, outputs
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 CAPTURE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
@@ -104,6 +105,30 @@ def _input_paths(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding
         yield from INPUT_CHECKS.get(type(spec), lambda *_: iter(()))(spec, path, ctx)
 
 
+def _stdin_copy(spec: CopyFile, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
+    found = list(_copy_source(spec, path, ctx))
+    yield from found
+    if not found and (ctx.problem_dir / "data" / spec.copy_).is_dir():
+        yield (*path, "copy"), f"data/{spec.copy_} is a directory, and stdin takes the bytes of one file", \
+            "name a file under data/"
+
+
+def _stdin_json(spec: JsonStdin, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
+    for where, message, _ in _finite(spec.json_, (*path, "json")):
+        yield where, message, "write a number a double holds, or give stdin as text (a bare string)"
+
+
+STDIN_CHECKS: dict[type, Callable[[object, tuple, CaseContext], Iterator[Finding]]] = {
+    CopyFile: _stdin_copy, JsonStdin: _stdin_json}
+"""Standard-input form -> its own check (forms without an entry need none)."""
+
+
+def _stdins(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+    for path, step in cli_steps(case) if isinstance(case, CliCase) else ():
+        if step.stdin is not None:
+            yield from STDIN_CHECKS.get(type(step.stdin), lambda *_: iter(()))(step.stdin, (*path, "stdin"), ctx)
+
+
 def _output_names(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
     for path, _ in outputs(case):
         if path[-2] == "files" and _leaves(path[-1]):
@@ -169,8 +194,7 @@ def _ini_value(value: object, path: tuple) -> Iterator[Finding]:
 def _toml_value(value: object, path: tuple) -> Iterator[Finding]:
     if not isinstance(value, dict):
         yield path, "a toml document is a table", "write the value as an object of keys"
-    nulls = [inside for inside, item in _leaves_of(value, ()) if item is None]
-    for inside in nulls:
+    for inside in (inside for inside, item in _leaves_of(value, ()) if item is None):
         yield (*path, *inside), "toml has no null", "leave the key out (or ignore it), or write the text it prints"
 
 
@@ -210,7 +234,12 @@ def _value(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
             "use format: jsonl, json, lines, yaml or csv; for lists inside a document, unordered: true"
 
 
-OUTPUT_CHECKS: list[Callable[[OutputExpectation, tuple], Iterator[Finding]]] = [_regex, _jsonpaths, _value]
+def _searches(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
+    for index, pattern in enumerate(output.search):
+        yield from _compile_regex(pattern, (*path, "search", index))
+
+
+OUTPUT_CHECKS: list[Callable[[OutputExpectation, tuple], Iterator[Finding]]] = [_regex, _jsonpaths, _value, _searches]
 """The checks of one output expectation (its ``path`` relative to the case)."""
 
 
@@ -286,6 +315,6 @@ def _request_body(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Findin
 
 
 CASE_CHECKS: list[Callable[[CliCase | HttpCase, CaseContext], Iterator[Finding]]] = [
-    _inline_and_steps, _input_paths, _output_names, _expected_files, _outputs_well_formed,
+    _inline_and_steps, _input_paths, _stdins, _output_names, _expected_files, _outputs_well_formed,
     _captures_well_formed, _placeholders, _captures_defined, _server_known, _request_body,
 ]

@@ -99,6 +99,26 @@ InputFile = Annotated[
 ]
 
 
+class JsonStdin(Strict):
+    """Standard input written from an inline value: ``json.dumps(value, ensure_ascii=False)`` and one
+    newline (compact, one line, non-ASCII as UTF-8)."""
+
+    json_: Any = Field(alias="json")
+
+
+class YamlStdin(Strict):
+    """Standard input written from an inline value: ``yaml.safe_dump(value, sort_keys=False,
+    allow_unicode=True)`` (keys in the order given, non-ASCII as UTF-8)."""
+
+    yaml_: Any = Field(alias="yaml")
+
+
+Stdin = Annotated[
+    str | JsonStdin | YamlStdin | CopyFile,
+    Field(description="a bare string is UTF-8 text; {copy: path} the bytes of a file under data/"),
+]
+
+
 # --------------------------------------------------------------- expectations
 
 class Tolerance(Strict):
@@ -129,7 +149,9 @@ class OutputExpectation(Strict):
     then the two values are compared: exactly, or as a ``subset`` (extra object keys in
     the actual value are allowed), ``unordered`` (lists compared as multisets), with
     ``tolerance`` on floats, and with wildcards in strings. ``regex`` (text only) makes
-    ``value`` a regular expression that must match the whole output.
+    ``value`` a regular expression that must match the whole output. ``contains``,
+    ``not_contains`` and ``search`` look into the output's text as written, whatever its ``format``,
+    with or without a ``value``.
     """
 
     format: OutputFormat = "text"
@@ -145,6 +167,13 @@ class OutputExpectation(Strict):
     key_order: bool = Field(False, description="JSON object keys must appear in the expected order")
     regex: bool = False
     json_schema: dict[str, Any] | None = Field(None, alias="schema", description="the parsed value must validate")
+    contains: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list, description="texts that must each occur in the output (as written, any format)")
+    not_contains: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list, description="texts none of which may occur in the output")
+    search: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list, description="regular expressions that must each match within one line of the output "
+        "(Python re.search on each line)")
 
 
 Output = Annotated[str | OutputExpectation, Field(description="a bare string is exact text with wildcards")]
@@ -166,7 +195,7 @@ class CliStep(Strict):
 
     name: str | None = None
     args: list[str] = Field(default_factory=list, description="appended to the entry command")
-    stdin: str | None = None
+    stdin: Stdin | None = None
     env: dict[str, str] = Field(default_factory=dict)
     files: dict[str, InputFile] = Field(default_factory=dict, description="written before this step")
     timeout: float | None = Field(None, gt=0, description="seconds")
@@ -253,7 +282,7 @@ class CliCase(CaseBase):
 
     kind: Literal["cli"] = "cli"
     args: list[str] | None = None
-    stdin: str | None = None
+    stdin: Stdin | None = None
     expect: CliExpectation | None = None
     steps: list[CliStep] | None = Field(None, min_length=1)
 

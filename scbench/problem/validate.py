@@ -69,16 +69,27 @@ def _unknown_key(error: ValidationError) -> tuple[str, str]:
                     list(error.schema.get("patternProperties", {})))
 
 
+SHELL_LISTS = {"args"}
+"""Keys whose list is a command line's words: a string given instead is split as a shell splits it."""
+
+
 def _type(error: ValidationError) -> tuple[str, str]:
     expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
     names = " or ".join(SCHEMA_TYPES[name] for name in expected)
+    key = error.absolute_path[-1] if error.absolute_path else ""
     return f"expected {names}, got {_kind(error.instance)} {json.dumps(error.instance, default=str)[:60]}", \
-        _type_hint(expected, error.instance)
+        _type_hint(expected, error.instance, key)
 
 
-def _type_hint(expected: list[str], instance: object) -> str:
+def _list_hint(key: object, text: str) -> str:
+    if key in SHELL_LISTS:
+        return f"write a list: {flow_list(shlex.split(text) if _splits(text) else [text])}"
+    return f"give a list: {key}: {flow_list([text])}"
+
+
+def _type_hint(expected: list[str], instance: object, key: object) -> str:
     if expected == ["array"] and isinstance(instance, str):
-        return f"write a list: {flow_list(shlex.split(instance) if _splits(instance) else [instance])}"
+        return _list_hint(key, instance)
     number = _as_number(instance) if isinstance(instance, str) and {"integer", "number"} & set(expected) else None
     if number is not None:
         return f"write {number} (a number, without quotes)"

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from scbench.problem.model import CliCase, CliStep
+import yaml
+
+from scbench.problem.model import CliCase, CliStep, CopyFile, JsonStdin, YamlStdin
 from scbench.run.context import RunContext, fill
 from scbench.run.workdir import CaseDirs, write_inputs
 from scbench.sandbox import process
+
+STDIN: dict[type, Callable[[Any, Path], bytes]] = {
+    str: lambda spec, data: spec.encode(),
+    JsonStdin: lambda spec, data: (json.dumps(spec.json_, ensure_ascii=False) + "\n").encode(),
+    YamlStdin: lambda spec, data: yaml.safe_dump(spec.yaml_, sort_keys=False, allow_unicode=True).encode(),
+    CopyFile: lambda spec, data: (data / spec.copy_).read_bytes(),
+}
+"""Standard-input form -> its bytes (given the spec and the problem's data dir)."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +54,7 @@ def _run_step(step: CliStep, case: CliCase, ctx: RunContext, dirs: CaseDirs) -> 
     env = {**process.base_environment(dirs.home, dirs.tmp), **ctx.env,
            **{k: fill(v, values) for k, v in {**case.env, **step.env}.items()}}
     argv = ctx.entry_in(dirs.solution_copy) + [fill(arg, values) for arg in step.args]
-    stdin = step.stdin.encode() if step.stdin is not None else None
+    stdin = STDIN[type(step.stdin)](step.stdin, ctx.data) if step.stdin is not None else None
     try:
         result = ctx.sandbox.exec(argv, dirs.work, env, dirs.root, stdin, step.timeout)
     except OSError as error:

@@ -13,6 +13,9 @@ from scbench.problem.model import OutputExpectation as Expect
     (Expect(value="[..]"), False),
     (Expect(value=".*", regex=True), False),
     (Expect(format="json", value="[..]", schema={"type": "object"}), False),
+    (Expect(value="...", contains=["ok"]), False),
+    (Expect(format="json", value="[..]", not_contains=["null"]), False),
+    (Expect(value="...", search=["^ok$"]), False),
 ])
 def test_accepts_anything(spec, anything):
     assert _accepts_anything(spec) is anything

@@ -169,3 +169,12 @@ def test_hidden_case_ids_the_singular_hidden_test_and_constructs_in_prose_are_fo
         (6, "module-export", "module.exports"),
         (6, "module-export", "pub fn"),
     ]
+
+
+def test_a_data_file_sent_as_stdin_is_used(tmp_path) -> None:
+    root = kv_with_spec(tmp_path, (FIXTURES / "kv/checkpoint_1.md").read_text())
+    (root / "data/in.json").write_text("{}\n")
+    assert ("unused-data", "in.json") in [(f.rule, f.text) for f in lint_suite(root, load(root))]
+    (root / "cases/checkpoint_1/stdin.yaml").write_text("cases:\n  - {id: piped, stdin: {copy: in.json}, "
+                                                        "args: [get, a], expect: {exit_code: 1}}\n")
+    assert [(f.rule, f.text) for f in lint_suite(root, load(root))] == [("no-error-cases", "checkpoint_2")]
