@@ -1,0 +1,582 @@
+"""Config migration tool: applies named rules to every config file under a directory, in place.
+
+Usage: migrate RULES_JSON TARGET_DIR [--inheritance INHERITANCE_JSON]
+
+Prints one JSON line per changed file on stdout; exits 1 with an `Error:` line on stderr when the rules
+file or the target directory is missing, when a rule lacks a field its type needs, or when a config file
+does not parse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import configparser
+import copy
+import fnmatch
+import io
+import json
+import os
+import re
+import sys
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+import yaml
+
+
+class Fatal(Exception):
+    """A condition that stops the run: its message goes to stderr after `Error: `."""
+
+
+def _read_json(text: str) -> Any:
+    return json.loads(text)
+
+
+def _read_yaml(text: str) -> Any:
+    document = yaml.safe_load(text)
+    return {} if document is None else document
+
+
+def _read_toml(text: str) -> Any:
+    return tomllib.loads(text)
+
+
+def _ini_parser() -> configparser.ConfigParser:
+    """Keys as written, no interpolation, and a `[DEFAULT]` section that is a section like any other."""
+    parser = configparser.ConfigParser(interpolation=None, default_section="\0")
+    parser.optionxform = str
+    return parser
+
+
+def _read_ini(text: str) -> Any:
+    parser = _ini_parser()
+    parser.read_string(text)
+    return {name: dict(parser[name]) for name in parser.sections()}
+
+
+def _json_indent(text: str) -> int:
+    for line in text.splitlines():
+        stripped = line.lstrip(" ")
+        if stripped and len(stripped) < len(line):
+            return len(line) - len(stripped)
+    return 2
+
+
+def _write_json(document: Any, original: str) -> str:
+    return json.dumps(document, indent=_json_indent(original), ensure_ascii=False) + "\n"
+
+
+def _write_yaml(document: Any, _original: str) -> str:
+    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, default_flow_style=False)
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _without_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_without_nulls(item) for item in value if item is not None]
+    return value
+
+
+def _write_toml(document: Any, _original: str) -> str:
+    return tomli_w.dumps(_without_nulls(document))
+
+
+LITERALS = {True: "True", False: "False", None: "None"}
+"""How a boolean or null is written inside an array or object of an INI value."""
+
+
+def _literal(value: Any) -> str:
+    """An array, object or scalar in the bracketed notation of INI values: `['a', 1, True]`, `{'k': 'v'}`."""
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_literal, value)) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_literal(key)}: {_literal(item)}" for key, item in value.items()) + "}"
+    if isinstance(value, str):
+        return f"'{value}'"
+    return LITERALS[value] if value is None or isinstance(value, bool) else str(value)
+
+
+def _ini_text(value: Any) -> str:
+    """A document value as the text of an INI value: strings as they are, booleans `true` / `false`."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return value if isinstance(value, str) else _literal(value)
+
+
+def _write_ini(document: Any, _original: str) -> str:
+    """Objects at the top are sections; any other top-level value goes to the `[DEFAULT]` section."""
+    parser = _ini_parser()
+    for name, value in document.items():
+        section, items = (name, value) if isinstance(value, dict) else ("DEFAULT", {name: value})
+        parser.read_dict({section: {key: _ini_text(item) for key, item in items.items()}})
+    out = io.StringIO()
+    parser.write(out)
+    return out.getvalue()
+
+
+FORMATS: dict[str, tuple[Callable[[str], Any], Callable[[Any, str], str]]] = {
+    ".json": (_read_json, _write_json),
+    ".yaml": (_read_yaml, _write_yaml),
+    ".yml": (_read_yaml, _write_yaml),
+    ".toml": (_read_toml, _write_toml),
+    ".ini": (_read_ini, _write_ini),
+}
+"""Config file extension -> (parse text, write document given the original text)."""
+
+
+def _same(left: Any, right: Any) -> bool:
+    """Equal as documents: the same value and, at every leaf, the same type (`1` is not `true`)."""
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, dict):
+        return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
+    if isinstance(left, list):
+        return len(left) == len(right) and all(_same(a, b) for a, b in zip(left, right, strict=True))
+    return left == right
+
+
+MISSING = object()
+"""What a path that does not exist resolves to."""
+
+
+def _child(node: Any, part: str) -> Any:
+    """The value under one path segment: an object's key, or an array's index written in digits."""
+    if isinstance(node, dict):
+        return node.get(part, MISSING)
+    if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+        return node[int(part)]
+    return MISSING
+
+
+def _slot(document: Any, path: str) -> tuple[Any, Any]:
+    """(container, key or index) of the existing value at a dotted path; (None, None) when it does not exist."""
+    *heads, last = path.split(".")
+    node = document
+    for head in heads:
+        node = _child(node, head)
+    if _child(node, last) is MISSING:
+        return None, None
+    return node, (int(last) if isinstance(node, list) else last)
+
+
+SEGMENT = re.compile(r"(?P<name>[^\[\]]*)(?:\[(?P<selector>[^\[\]]*)\])?")
+"""One segment of a path expression: a key matcher, then optionally one `[selector]` over an array."""
+
+
+def _segments(path: str) -> list[tuple[str, str | None]] | None:
+    """(name, selector) per `.`-separated segment (dots inside brackets kept); None when malformed."""
+    parts = re.findall(r"(?:[^.\[]|\[[^\]]*\])+", path)
+    found = [SEGMENT.fullmatch(part) for part in parts]
+    return None if None in found else [(match["name"], match["selector"]) for match in found]
+
+
+def _scalar(text: str) -> Any:
+    """A filter operand: `true`, `false`, `null` and numbers as such, anything else the string itself."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return text
+    return value if value is None or isinstance(value, (bool, int, float, str)) else text
+
+
+def _selected(selector: str, index: int, item: Any) -> bool:
+    """Whether an array item at index passes `*`, an index, or a `?key=value&...` filter."""
+    if selector == "*" or selector == str(index):
+        return True
+    if not selector.startswith("?") or not isinstance(item, dict):
+        return False
+    tests = [condition.partition("=") for condition in selector[1:].split("&")]
+    return all(key in item and _loosely_same(item[key], _scalar(text)) for key, _eq, text in tests)
+
+
+def _children(node: Any, name: str, captures: dict[str, str]):
+    """(container, key, child, captures) for the children of node whose key or index matches name."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, child in list(items):
+        bound = _bind(name, str(key), captures)
+        if bound is not None:
+            yield node, key, child, bound
+
+
+def _select(selector: str | None, container: Any, key: Any, child: Any):
+    """The values a `[selector]` picks in the array child; the child itself without a selector."""
+    if selector is None:
+        yield container, key, child
+    elif isinstance(child, list):
+        yield from ((child, index, item) for index, item in enumerate(child) if _selected(selector, index, item))
+
+
+def matches(document: Any, path: str) -> list[tuple[Any, Any, dict[str, str]]]:
+    """(container, key or index, captures) of every existing value the path expression matches, in document order."""
+    segments = _segments(path)
+    found = [(None, None, document, {})]
+    for name, selector in segments or []:
+        found = [(inner, index, item, bound)
+                 for _c, _k, node, captures in found
+                 for container, key, child, bound in _children(node, name, captures)
+                 for inner, index, item in _select(selector, container, key, child)]
+    return [(container, key, captures) for container, key, _value, captures in found if segments]
+
+
+def get_value(document: Any, path: str) -> Any:
+    """The first value (in document order) the path expression matches, or MISSING."""
+    found = matches(document, path)
+    return found[0][0][found[0][1]] if found else MISSING
+
+
+def _put(container: Any, key: Any, value: Any) -> bool:
+    """Store value unless the same value is there already; True when it changed something."""
+    if _same(container[key], value):
+        return False
+    container[key] = copy.deepcopy(value)
+    return True
+
+
+def _parent(document: Any, path: str) -> tuple[dict | None, str]:
+    """The object (created along the way) that should hold the last segment of a path; (None, '') when blocked."""
+    *heads, last = path.split(".")
+    node = document
+    for head in heads:
+        if isinstance(node, dict) and head not in node:
+            node[head] = {}
+        node = node.get(head) if isinstance(node, dict) else None
+    return (node, last) if isinstance(node, dict) else (None, "")
+
+
+def replace_value(document: Any, rule: dict, _relative: str) -> bool:
+    return _put_all(document, rule["key"], lambda _current, _captures: rule["value"])
+
+
+def _put_all(document: Any, path: str, new_value: Callable[[Any, dict], Any]) -> bool:
+    """Set every value the path matches to new_value(current, captures) (MISSING: leave it); True on a change."""
+    changed = False
+    for container, key, captures in matches(document, path):
+        value = new_value(container[key], captures)
+        changed = value is not MISSING and _put(container, key, value) or changed
+    return changed
+
+
+def rename_key(document: Any, rule: dict, _relative: str) -> bool:
+    source, old = _slot(document, rule["old_key"])
+    if not isinstance(source, dict) or rule["old_key"] == rule["new_key"]:
+        return False
+    target, new = _parent(document, rule["new_key"])
+    if target is None:
+        return False
+    target[new] = source.pop(old)
+    return True
+
+
+def _deep_merge(target: dict, data: dict) -> bool:
+    changed = False
+    for key, value in data.items():
+        if isinstance(target.get(key), dict) and isinstance(value, dict):
+            changed = _deep_merge(target[key], value) or changed
+        elif key not in target or not _same(target[key], value):
+            target[key] = copy.deepcopy(value)
+            changed = True
+    return changed
+
+
+def glob_matches(relative: str, pattern: str) -> bool:
+    """Shell-style match of a relative path; `**/` may also match nothing and `/**/` a single `/`."""
+    variants = {pattern, pattern.removeprefix("./"), pattern.removeprefix("**/"), pattern.replace("/**/", "/")}
+    return any(fnmatch.fnmatchcase(relative, variant) for variant in variants)
+
+
+def merge_data(document: Any, rule: dict, relative: str) -> bool:
+    if not isinstance(document, dict) or not glob_matches(relative, rule.get("glob", "**/*")):
+        return False
+    return _deep_merge(document, rule["data"])
+
+
+PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
+"""`${name}` in a template."""
+
+
+def render(template: str, values: dict[str, Any]) -> str:
+    """The template with every `${name}` replaced by its value as text (an unknown name by nothing)."""
+    return PLACEHOLDER.sub(lambda match: _text(values.get(match.group(1), "")), template)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value) if isinstance(value, bool) else str(value)
+
+
+def _bind(segment: str, actual: str, captures: dict[str, str]) -> dict[str, str] | None:
+    """The captures after matching one path segment against one pattern segment; None when it does not match."""
+    if segment == "*":
+        return captures
+    if segment.startswith("$"):
+        name = segment[1:]
+        return {**captures, name: actual} if captures.get(name, actual) == actual else None
+    return captures if segment == actual else None
+
+
+def pattern_replace(document: Any, rule: dict, _relative: str) -> bool:
+    value = rule.get("value")
+    return _put_all(document, rule["key_pattern"],
+                    lambda _current, captures: render(value, captures) if isinstance(value, str) else value)
+
+
+def template_string(document: Any, rule: dict, _relative: str) -> bool:
+    values = {name: get_value(document, path) for name, path in rule.get("variables", {}).items()}
+    if MISSING in values.values():
+        return False
+    text = render(rule["template"], values)
+    return _put_all(document, rule["key"], lambda current, _captures: text if isinstance(current, str) else MISSING)
+
+
+CONDITIONS: dict[str, Callable[[Any, Any], bool]] = {
+    "current_value_equals": lambda current, expected: _loosely_same(current, expected),
+    "current_value_not_equals": lambda current, expected: not _loosely_same(current, expected),
+    "current_value_matches": lambda current, pattern: re.match(pattern, _text(current)) is not None,
+}
+"""Condition name -> holds(current value, the condition's operand)."""
+
+
+def _loosely_same(left: Any, right: Any) -> bool:
+    """Equal as the condition compares: numbers by value (`3` equals `3.0`), everything else as `_same`."""
+    numbers = (int, float)
+    if isinstance(left, numbers) and isinstance(right, numbers) and not isinstance(left, bool) \
+            and not isinstance(right, bool):
+        return left == right
+    return _same(left, right)
+
+
+def conditional_replace(document: Any, rule: dict, _relative: str) -> bool:
+    def holds(current: Any) -> bool:
+        return all(CONDITIONS[name](current, operand) for name, operand in rule["condition"].items()
+                   if name in CONDITIONS)
+
+    return _put_all(document, rule["key"], lambda current, _captures: rule["value"] if holds(current) else MISSING)
+
+
+RULES: dict[str, Callable[[Any, dict, str], bool]] = {
+    "replace_value": replace_value,
+    "rename_key": rename_key,
+    "merge_data": merge_data,
+    "pattern_replace": pattern_replace,
+    "template_string": template_string,
+    "conditional_replace": conditional_replace,
+}
+"""Rule type -> apply(document, rule, relative path): True when it changed the document in place."""
+
+
+def load_rules(path: Path) -> dict:
+    if not path.is_file():
+        raise Fatal(f"rules file not found: {path}")
+    try:
+        rules = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise Fatal(f"failed to parse rules file {path}: {error}") from error
+    if not isinstance(rules, dict):
+        raise Fatal(f"failed to parse rules file {path}: not a JSON object")
+    return rules
+
+
+def _regex_error(pattern: Any) -> str | None:
+    if not isinstance(pattern, str):
+        return "current_value_matches must be a string"
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        return f"invalid regular expression {pattern!r}: {error}"
+    return None
+
+
+def _pattern_problem(rule: dict) -> str | None:
+    return None if isinstance(rule.get("key_pattern"), str) else "key_pattern (a string) is required"
+
+
+def _template_problem(rule: dict) -> str | None:
+    if not isinstance(rule.get("template"), str):
+        return "template (a string) is required"
+    variables = rule.get("variables", {})
+    if not isinstance(variables, dict) or not all(isinstance(path, str) for path in variables.values()):
+        return "variables must be an object of key paths (strings)"
+    return None
+
+
+def _condition_problem(rule: dict) -> str | None:
+    condition = rule.get("condition")
+    if not isinstance(condition, dict) or not CONDITIONS.keys() & condition.keys():
+        return "condition must be an object with at least one of " + ", ".join(CONDITIONS)
+    return _regex_error(condition["current_value_matches"]) if "current_value_matches" in condition else None
+
+
+CHECKS: dict[str, Callable[[dict], str | None]] = {
+    "pattern_replace": _pattern_problem,
+    "template_string": _template_problem,
+    "conditional_replace": _condition_problem,
+}
+"""Rule type -> what is wrong with a rule of that type, or None."""
+
+
+def validate(rules: dict) -> None:
+    """Raise Fatal naming the first rule (in name order) that lacks a field its type needs."""
+    for name in sorted(rules):
+        problem = CHECKS.get(rules[name].get("type"), lambda _rule: None)(rules[name])
+        if problem:
+            raise Fatal(f"rule '{name}': {problem}")
+
+
+def config_files(root: Path) -> list[tuple[str, Path]]:
+    """(relative path, path) of every config file under root, in code-point order of the relative path."""
+    found = [(path.relative_to(root).as_posix(), path) for path in root.rglob("*")
+             if path.is_file() and path.suffix.lower() in FORMATS]
+    return sorted(found)
+
+
+def parse(path: Path, what: str) -> tuple[Any, str]:
+    """(document, text) of a config file; Fatal `failed to parse WHAT` when it does not parse."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        return FORMATS[path.suffix.lower()][0](text), text
+    except (ValueError, yaml.YAMLError, configparser.Error) as error:
+        raise Fatal(f"failed to parse {what}: {error}") from error
+
+
+def load_inheritance(path: Path) -> dict[str, list[str]]:
+    """Extension (without the dot) -> the key path of its inheritance directive, split at dots."""
+    invalid = Fatal(f"invalid inheritance config: {path}")
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise invalid from error
+    if not isinstance(config, dict) or not config:
+        raise invalid
+    entries = [entry.get("pattern") if isinstance(entry, dict) else None for entry in config.values()]
+    if not all(isinstance(pattern, str) and pattern for pattern in entries):
+        raise invalid
+    return {extension: pattern.split(".") for extension, pattern in zip(config, entries, strict=True)}
+
+
+def _remove_directive(document: dict, parts: list[str]) -> None:
+    """Delete the directive's key, then every object along its path that this left empty."""
+    chain = [document]
+    for part in parts[:-1]:
+        chain.append(chain[-1][part])
+    del chain[-1][parts[-1]]
+    for holder, part in zip(reversed(chain[:-1]), reversed(parts[:-1]), strict=True):
+        if holder[part]:
+            break
+        del holder[part]
+
+
+class Inheritance:
+    """Resolves inheritance directives: each file merged over its parent chain, parents remembered."""
+
+    def __init__(self, patterns: dict[str, list[str]], root: Path) -> None:
+        self.patterns = patterns
+        self.root = root.resolve()
+        self.resolved: dict[Path, Any] = {}
+        self.parents: set[Path] = set()
+
+    def _directive(self, path: Path) -> list[str] | None:
+        extension = path.suffix.lower().lstrip(".")
+        return self.patterns.get(extension, self.patterns.get("yaml") if extension == "yml" else None)
+
+    def _name(self, path: Path) -> str:
+        return os.path.relpath(path, self.root)
+
+    def resolve(self, path: Path, document: Any, chain: tuple[Path, ...] = ()) -> Any:
+        """The document merged over its parents (a copy); Fatal on a cycle or a parent that does not parse."""
+        path = path.resolve()
+        if path not in self.resolved:
+            self.resolved[path] = self._merged(path, document, (*chain, path))
+        return copy.deepcopy(self.resolved[path])
+
+    def _merged(self, path: Path, document: Any, chain: tuple[Path, ...]) -> Any:
+        parts = self._directive(path)
+        reference = _plain_value(document, parts) if parts else MISSING
+        if not isinstance(reference, str):
+            return document
+        parent = (path.parent / reference).resolve()
+        if parent in chain:
+            raise Fatal("circular dependency detected: " + " -> ".join(map(self._name, (*chain, parent))))
+        if not parent.is_file():
+            return document
+        self.parents.add(parent)
+        merged = self.resolve(parent, parse(parent, f"parent config: {reference}")[0], chain)
+        if not isinstance(merged, dict):
+            merged = {}
+        _deep_merge(merged, document)
+        _remove_directive(merged, parts)
+        return merged
+
+
+def _plain_value(document: Any, parts: list[str]) -> Any:
+    """The value at a dotted path through objects only, or MISSING."""
+    node = document
+    for part in parts:
+        node = node.get(part, MISSING) if isinstance(node, dict) else MISSING
+    return node
+
+
+def apply_rules(rules: dict, document: Any, relative: str) -> list[str]:
+    """Apply every rule in name order to the document in place; the names of those that changed it."""
+    return [name for name in sorted(rules)
+            if RULES.get(rules[name].get("type"), lambda *_: False)(document, rules[name], relative)]
+
+
+def migrate(rules: dict, root: Path, inheritance: Inheritance | None, skip: Path | None) -> list[dict]:
+    """Resolve inheritance, apply the rules to every config file under root but parents and the inheritance
+    config, write the changed ones; return their events."""
+    loaded = [(relative, path, *parse(path, relative)) for relative, path in config_files(root)
+              if path.resolve() != skip]
+    resolved = [inheritance.resolve(path, copy.deepcopy(document)) if inheritance else copy.deepcopy(document)
+                for _relative, path, document, _text in loaded]
+    parents = inheritance.parents if inheritance else set()
+    events = []
+    for (relative, path, original, text), document in zip(loaded, resolved, strict=True):
+        if path.resolve() in parents:
+            continue
+        applied = apply_rules(rules, document, relative)
+        if not _same(document, original):
+            path.write_text(FORMATS[path.suffix.lower()][1](document, text), encoding="utf-8")
+            events.append({"event": "file_updated", "file": relative, "rules_applied": applied})
+    return events
+
+
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="migrate", exit_on_error=False)
+    parser.add_argument("rules", type=Path)
+    parser.add_argument("target", type=Path)
+    parser.add_argument("--inheritance", type=Path)
+    try:
+        return parser.parse_args(argv)
+    except argparse.ArgumentError as error:
+        raise Fatal(str(error)) from error
+
+
+def run(argv: list[str]) -> list[dict]:
+    """Check the command line, the rules and the inheritance config, then migrate; Fatal on any error."""
+    arguments = _arguments(argv)
+    rules = load_rules(arguments.rules)
+    if not arguments.target.is_dir():
+        raise Fatal(f"target directory not found: {arguments.target}")
+    validate(rules)
+    if arguments.inheritance is None:
+        return migrate(rules, arguments.target, None, None)
+    inheritance = Inheritance(load_inheritance(arguments.inheritance), arguments.target)
+    return migrate(rules, arguments.target, inheritance, arguments.inheritance.resolve())
+
+
+def main(argv: list[str]) -> int:
+    try:
+        events = run(argv)
+    except Fatal as error:
+        print(f"Error: {error}", file=sys.stderr)
+        return 1
+    for event in events:
+        print(json.dumps(event, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
