@@ -36,11 +36,17 @@ def discover(root: Path, adapters: list[TreeSitterAdapter]) -> list[tuple[Path, 
     return [(path, by_extension[path.suffix]) for path in _walk_files(root) if path.suffix in by_extension]
 
 
+def _scannable_path(path: Path) -> bool:
+    """Whether ``ast-grep scan`` can be given ``path``: it panics on a name that is not UTF-8."""
+    return not any("\udc80" <= char <= "\udcff" for char in str(path))
+
+
 def _file(path: Path, name: str, adapter: TreeSitterAdapter) -> tuple[SourceFacts, list[Flag]]:
-    """The file's facts and the flags of its language's rules that :func:`scan` cannot run."""
+    """The file's facts and the flags of its language's rules that :func:`scan` does not run on it (those it
+    cannot run; all of them for a file whose name is not UTF-8)."""
     source = path.read_bytes()
     table = adapter.table
-    rules = tuple(rule for rule in load_rules(table.rules) if not rule.scannable)
+    rules = tuple(rule for rule in load_rules(table.rules) if not (rule.scannable and _scannable_path(path)))
     return adapter.facts(name, source), flag(name, source.decode(errors="replace"), table.ast_grep, rules)
 
 
@@ -48,7 +54,8 @@ def _scanned(measured: list[tuple[Path, str, TreeSitterAdapter]]) -> list[Flag]:
     """The flags of the scannable rules on the measured files: one ``ast-grep scan`` per language."""
     tables = {adapter.table.name: adapter.table for _, _, adapter in measured}
     return [found for table in tables.values()
-            for found in scan({path: name for path, name, adapter in measured if adapter.table is table},
+            for found in scan({path: name for path, name, adapter in measured
+                               if adapter.table is table and _scannable_path(path)},
                               table.ast_grep, table.extensions, load_rules(table.rules))]
 
 
