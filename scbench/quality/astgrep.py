@@ -36,6 +36,12 @@ SCANNER = Path(sysconfig.get_path("scripts"), "ast-grep")
 """The ``ast-grep`` command of the ``ast-grep-cli`` package installed beside scbench."""
 
 
+def scanner_takes(path: Path) -> bool:
+    """Whether :data:`SCANNER` can be given ``path``: it panics on a name that is not UTF-8 (Python holds its
+    undecodable bytes as lone surrogates)."""
+    return not any("\udc80" <= char <= "\udcff" for char in str(path))
+
+
 def scannable(rule: dict) -> bool:
     """Whether ``ast-grep scan`` can tell the node kinds a rule object matches (it refuses a rule it cannot):
     a ``kind`` or ``pattern``, an ``all`` with one such member, or an ``any`` of only such members."""

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from scbench import content
-from scbench.quality.astgrep import flag, load_rules, scan
+from scbench.quality.astgrep import flag, load_rules, scan, scanner_takes
 from scbench.quality.clones import find_clones
 from scbench.quality.languages import languages
 from scbench.quality.metrics import erosion, verbosity
@@ -36,26 +36,21 @@ def discover(root: Path, adapters: list[TreeSitterAdapter]) -> list[tuple[Path, 
     return [(path, by_extension[path.suffix]) for path in _walk_files(root) if path.suffix in by_extension]
 
 
-def _scannable_path(path: Path) -> bool:
-    """Whether ``ast-grep scan`` can be given ``path``: it panics on a name that is not UTF-8."""
-    return not any("\udc80" <= char <= "\udcff" for char in str(path))
-
-
 def _file(path: Path, name: str, adapter: TreeSitterAdapter) -> tuple[SourceFacts, list[Flag]]:
     """The file's facts and the flags of its language's rules that :func:`scan` does not run on it (those it
-    cannot run; all of them for a file whose name is not UTF-8)."""
+    cannot run; all of them for a file the scanner cannot be given, :func:`scanner_takes`)."""
     source = path.read_bytes()
     table = adapter.table
-    rules = tuple(rule for rule in load_rules(table.rules) if not (rule.scannable and _scannable_path(path)))
+    rules = tuple(rule for rule in load_rules(table.rules) if not (rule.scannable and scanner_takes(path)))
     return adapter.facts(name, source), flag(name, source.decode(errors="replace"), table.ast_grep, rules)
 
 
 def _scanned(measured: list[tuple[Path, str, TreeSitterAdapter]]) -> list[Flag]:
-    """The flags of the scannable rules on the measured files: one ``ast-grep scan`` per language."""
+    """The flags of the scannable rules on the measured files the scanner takes: one ``ast-grep scan`` per
+    language."""
     tables = {adapter.table.name: adapter.table for _, _, adapter in measured}
     return [found for table in tables.values()
-            for found in scan({path: name for path, name, adapter in measured
-                               if adapter.table is table and _scannable_path(path)},
+            for found in scan({path: name for path, name, adapter in measured if adapter.table is table},
                               table.ast_grep, table.extensions, load_rules(table.rules))]
 
 
@@ -98,7 +93,8 @@ def measure(path: Path, language: str | None = None) -> QualityReport:
             continue
         facts.append(file_facts)
         flags.extend(file_flags)
-        measured.append((file, name, adapter))
+        if scanner_takes(file):
+            measured.append((file, name, adapter))
     return _report(facts, flags + _scanned(measured), tuple(skipped))
 
 
