@@ -80,11 +80,28 @@ def alive_nodes(address: str, env: dict[str, str]) -> int:
     return int(done.stdout.strip() or 0)
 
 
+def in_session(session: int) -> list[int]:
+    """PIDs of the live (not zombie) processes of session ``session``."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            state, _parent, _group, sid = stat.read_text().rsplit(") ", 1)[1].split()[:4]
+            if int(sid) == session and state != "Z":
+                found.append(int(stat.parent.name))
+    return found
+
+
 def stop(node: subprocess.Popen) -> None:
-    """End a node: every process of its session (they are all ours); a node whose ``ray start`` ended and
-    left no process behind has nothing left to end."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(node.pid, signal.SIGKILL)
+    """End a node: every process of its session (they are all ours; a raylet puts each worker in a process
+    group of its own, so killing the node's group is not enough), until none is left (a process sent SIGKILL
+    lives on until the kernel has torn it down); a node whose ``ray start`` ended left nothing to end."""
+    deadline = time.monotonic() + NODES_UP
+    while members := in_session(node.pid):
+        assert time.monotonic() < deadline, f"processes {members} of the node outlived SIGKILL"
+        for pid in members:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.05)
     node.wait()
 
 
