@@ -1,6 +1,6 @@
 """Print the mutation score of every checkpoint of a problem's python reference.
 
-    python bench/mutation_scores.py problems/code_search [--max-mutants 60]
+    python bench/mutation_scores.py problems/code_search [--max-mutants 60] [--checkpoint N ...]
 
 For each checkpoint: killed / total mutants, the score, then each surviving mutant as
 ``file:line:col operator description``.
@@ -20,9 +20,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("problem", type=Path)
     parser.add_argument("--max-mutants", type=int, default=60)
+    parser.add_argument("--checkpoint", type=int, action="append", help="only checkpoint N (repeatable)")
     args = parser.parse_args()
     bundle = load(args.problem)
     for checkpoint in bundle.checkpoints:
+        if args.checkpoint and checkpoint.config.order not in args.checkpoint:
+            continue
         started = time.monotonic()
         number = checkpoint.config.order
         score = mutation_score(bundle, number, args.problem / "solutions" / "python" / checkpoint.name,
