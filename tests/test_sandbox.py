@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT, replace_in, sandbox_levels, scbench
+from conftest import FIXTURES, ROOT, processes_with, replace_in, sandbox_levels, scbench
 from scbench.evaluate.session import limits_of
 from scbench.problem.compiler import compile_problem
 from scbench.sandbox import relay
@@ -340,3 +340,30 @@ def test_a_machine_without_pidfds_says_so_instead_of_failing_later(monkeypatch):
     monkeypatch.delattr(os, "pidfd_open")
     assert Local.unavailable() == f"scbench runs solutions on Linux only (it needs pidfds and /proc); this is " \
                                   f"{sys.platform}"
+
+
+@pytest.mark.parametrize("level", sandbox_levels())
+def test_a_discarded_run_directory_is_gone_when_the_sandbox_stops(level):
+    with registry()[level]() as box:
+        workdir = box.scratch / "run"
+        workdir.mkdir()
+        box.own(workdir)
+        assert python(box, workdir, "import os; os.makedirs('a/b'); open('a/b/c', 'w').write('x')").exit_code == 0
+        box.discard(workdir)
+        scratch = box.scratch
+    assert (workdir.exists(), scratch.exists()) == (False, False)
+
+
+def test_a_local_run_still_going_when_its_sandbox_stops_is_killed_by_the_guard():
+    # the guard (one per local sandbox) kills what is still watched at the end of its input: the sandbox's stop
+    # or scbench's death
+    marker = f"scbench-test-{os.getpid()}-still-going"
+    with Local() as box:
+        workdir = box.scratch / "run"
+        workdir.mkdir()
+        box.spawn(["sh", "-c", f"sleep 30; echo {marker}"], workdir, {"PATH": "/usr/bin:/bin"}, workdir)
+        assert processes_with(marker) != []
+    deadline = time.monotonic() + 20
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes_with(marker) == []

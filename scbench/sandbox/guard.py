@@ -1,9 +1,10 @@
-"""Kills a run's tree when scbench dies before it could (a SIGKILL leaves no ``finally``).
+"""Kills the runs' trees when scbench dies before it could (a SIGKILL leaves no ``finally``).
 
-``python -S guard.py PGID [CGROUP_DIR...]``, started by the ``local`` level beside each run, in a session of its
-own: it waits for its standard input to close. scbench writes ``done`` first when it ended the run itself; an
-end without it means scbench died, and the guard SIGKILLs the run's process group and every process in its
-cgroups (daemons included), then removes the cgroups. Standard library only.
+``python -S guard.py``, started by the ``local`` level once per sandbox, in a session of its own, reads lines on
+its standard input: ``watch PGID [CGROUP_DIR...]`` when a run starts, ``forget PGID`` once scbench ended that run
+itself. At the end of its input (the sandbox stopped, or scbench died) it SIGKILLs the process group and every
+process in the cgroups of each run still watched (daemons included), and removes those cgroups. Standard
+library only.
 """
 
 import contextlib
@@ -37,6 +38,18 @@ def kill_tree(group: int, cgroups: list[str]) -> None:
             os.rmdir(directory)
 
 
+def still_watched(lines) -> dict[int, list[str]]:
+    """The runs (process group -> cgroup directories) still watched when ``lines`` end."""
+    watched: dict[int, list[str]] = {}
+    for line in lines:
+        verb, *words = line.split()
+        if verb == "watch":
+            watched[int(words[0])] = words[1:]
+        else:
+            del watched[int(words[0])]
+    return watched
+
+
 if __name__ == "__main__":
-    if sys.stdin.buffer.read() != b"done":
-        kill_tree(int(sys.argv[1]), sys.argv[2:])
+    for group, cgroups in still_watched(sys.stdin).items():
+        kill_tree(group, cgroups)

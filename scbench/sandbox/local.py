@@ -9,26 +9,9 @@ import sys
 from pathlib import Path
 
 from scbench.sandbox.base import HOST, Endpoint, Sandbox
-from scbench.sandbox.cgroup import Cgroup
 from scbench.sandbox.process import HostProcess, Process, unsupported_host
 
 GUARD = Path(__file__).with_name("guard.py")
-
-
-def _guarded(process: HostProcess, cgroup: Cgroup | None) -> HostProcess:
-    """``process`` with a guard (``guard.py``) that kills its group and cgroup should scbench die first; the
-    process's end (its ``after_kill``) removes the cgroup, then tells the guard it is done."""
-    dirs = [str(directory) for directory in cgroup.dirs] if cgroup else []
-    guard = subprocess.Popen([sys.executable, "-S", str(GUARD), str(process.pid), *dirs], stdin=subprocess.PIPE,
-                             start_new_session=True, env={})
-
-    def ended() -> None:
-        if cgroup:
-            cgroup.remove()
-        guard.communicate(b"done")
-
-    process.after_kill = ended
-    return process
 
 
 class Local(Sandbox):
@@ -60,11 +43,38 @@ class Local(Sandbox):
         """The host's whole environment, its HOME included: setup runs as the user would run it."""
         return dict(os.environ)
 
+    def start(self) -> Local:
+        """As every level starts, plus the guard (``guard.py``, one per sandbox, in a session of its own) that
+        kills the runs still going when the sandbox stops or scbench dies first."""
+        super().start()
+        self.guard = subprocess.Popen([sys.executable, "-S", str(GUARD)], stdin=subprocess.PIPE,
+                                      start_new_session=True, env={})
+        return self
+
+    def stop(self) -> None:
+        self.guard.communicate()
+        super().stop()
+
+    def _tell(self, *words: object) -> None:
+        """One line to the guard, in one write (atomic on a pipe: runs start and end on many threads)."""
+        os.write(self.guard.stdin.fileno(), (" ".join(map(str, words)) + "\n").encode())
+
     def spawn(self, argv: list[str], cwd: Path, env: dict[str, str], writable: Path,
               stdin: bytes | None = None) -> Process:
+        """Start ``argv`` in a fresh cgroup (where one is writable), watched by the guard until its tree is
+        killed (then the cgroup is removed and the guard told to forget it)."""
         cgroup = self.cgroup()
-        return _guarded(HostProcess([*(cgroup.prefix() if cgroup else []), *self.limits.prlimit(), *argv], cwd, env,
-                                    stdin, self.limits.output_bytes), cgroup)
+        process = HostProcess([*(cgroup.prefix() if cgroup else []), *self.limits.prlimit(), *argv], cwd, env,
+                              stdin, self.limits.output_bytes)
+        self._tell("watch", process.pid, *(cgroup.dirs if cgroup else []))
+
+        def ended() -> None:
+            if cgroup:
+                cgroup.remove()
+            self._tell("forget", process.pid)
+
+        process.after_kill = ended
+        return process
 
     def serve(self, argv: list[str], cwd: Path, env: dict[str, str], writable: Path,
               port: int) -> tuple[Process, Endpoint]:
