@@ -47,6 +47,7 @@ from scbench.problem.loader import load
 from scbench.run.context import RunContext
 from scbench.run.tracks import Prepared, SetupError, prepare
 from scbench.run.workdir import mirror
+from scbench.sandbox.local import Local
 
 ROOT = Path(__file__).resolve().parent.parent
 HARNESS_PACKAGES = ("pytest", "pytest-timeout", "jsonschema", "deepdiff")
@@ -135,7 +136,8 @@ def run_their_suite(theirs: Theirs, number: int, solution: Prepared, harness: Pr
         workspace = mirror(solution.directory, Path(scratch) / "workspace")
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **theirs.stage(number, workspace),
                **({"PYTHONPATH": str(plugin.parent)} if plugin else {})}
-        entry = RunContext(solution.entry, Path(scratch), solution=solution.directory).entry_in(workspace)
+        entry = RunContext(solution.entry, Path(scratch), solution=solution.directory,
+                           sandbox=Local()).entry_in(workspace)
         report = Path(scratch) / "junit.xml"
         argv = [*harness.entry, "-p", "no:cacheprovider", *(["-p", plugin.stem] if plugin else []), "-q",
                 f"--junitxml={report}",

@@ -20,6 +20,7 @@ from scbench.problem.compiler import compile_problem
 from scbench.run.context import RunContext, fill
 from scbench.run.tracks import prepare
 from scbench.run.workdir import write_inputs
+from scbench.sandbox.local import Local
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEM = ROOT / "problems" / "code_search"
@@ -43,7 +44,7 @@ def main() -> None:
     rounds = parser.parse_args().rounds
     bundle = compile_problem(PROBLEM)
     prepared = prepare(PROBLEM / "solutions/python/checkpoint_1", "python", bundle.config.entry_file)
-    ctx = RunContext(entry=prepared.entry, data=bundle.data_dir())
+    ctx = RunContext(entry=prepared.entry, data=bundle.data_dir(), sandbox=Local().start())
     cases = bundle.checkpoint(1).cases
     runner, solution, baseline = [], [], []
     for _ in range(rounds):

@@ -21,12 +21,13 @@ import yaml
 
 from scbench.bless.splice import CaseText
 from scbench.bless.values import SERIALIZERS, inferred, refreshed
-from scbench.evaluate.session import case_kind
+from scbench.evaluate.session import case_kind, limits_of
 from scbench.problem.bundle import Bundle, CompiledCase
 from scbench.problem.model import OutputExpectation
 from scbench.run.cli_case import CliObservation
 from scbench.run.context import RunContext
 from scbench.run.http_case import CAPTURE, HttpObservation
+from scbench.sandbox.local import Local
 
 TARGETS = ("stdout", "stderr", "exit_code", "files")
 """What ``targets`` may name: expectations bless adds where a step has none."""
@@ -181,13 +182,16 @@ def bless(root: Path, bundle: Bundle, number: int, entry: list[str], case_ids: s
     in ``case_ids``) agree with what the solution started by ``entry`` prints, add the
     expectations ``targets`` (a subset of :data:`TARGETS`) names where a step has none, and
     create missing expected-output files; plus notes on outputs left alone. Passing
-    expectations are not touched. ``bundle`` should be compiled with ``missing_expected_files``.
+    expectations are not touched. The solution runs as ``eval --sandbox local`` runs it: the author's own
+    reference, under the checkpoint's limits. ``bundle`` should be compiled with ``missing_expected_files``.
     Raises :class:`UnknownCase` for an unknown case id."""
     cases = _selected(bundle.checkpoint(number).cases, case_ids, number)
-    ctx = RunContext(entry=entry, data=bundle.data_dir(), env=bundle.checkpoint(number).config.env)
     files: dict[str, _CaseFile] = {}
-    for compiled in cases:
-        file = files.setdefault(compiled.source, _CaseFile(root / compiled.source, targets))
-        file.case(compiled, case_kind(compiled.case.kind).run(compiled.case, ctx), compiled.case.id)
+    with Local(limits_of(bundle, number)) as sandbox:
+        ctx = RunContext(entry=entry, data=bundle.data_dir(), env=bundle.checkpoint(number).config.env,
+                         sandbox=sandbox)
+        for compiled in cases:
+            file = files.setdefault(compiled.source, _CaseFile(root / compiled.source, targets))
+            file.case(compiled, case_kind(compiled.case.kind).run(compiled.case, ctx), compiled.case.id)
     return ([edit for file in files.values() for edit in file.edits()],
             [note for file in files.values() for note in file.notes])

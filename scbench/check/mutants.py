@@ -23,12 +23,10 @@ from pathlib import Path
 from ast_grep_py import SgNode, SgRoot
 
 from scbench import content
-from scbench.evaluate.session import limits_of, run_case
+from scbench.evaluate.session import Evaluation, Target, default_jobs, run_case
 from scbench.problem.bundle import Bundle, CompiledCase
 from scbench.run.context import RunContext
-from scbench.run.tracks import prepare
 from scbench.run.workdir import mirror
-from scbench.sandbox.local import Local
 
 Replacement = tuple[SgNode, str]
 
@@ -126,7 +124,7 @@ class _Runner:
 
     def killed(self, mutant: Mutant) -> bool:
         """Whether some case of the suite fails on ``mutant`` (stops at the first failure)."""
-        with tempfile.TemporaryDirectory(prefix="scbench-mutant-") as scratch:
+        with tempfile.TemporaryDirectory(prefix="mutant-", dir=self.ctx.sandbox.scratch) as scratch:
             copy = mirror(self.ctx.solution, Path(scratch) / "solution")
             (copy / mutant.file).write_text(mutant.source, encoding="utf-8")
             ctx = replace(self.ctx, entry=self.ctx.entry_in(copy), solution=copy)
@@ -134,19 +132,19 @@ class _Runner:
 
 
 def mutation_score(bundle: Bundle, number: int, solution_dir: Path, track: str = "python", max_mutants: int = 60,
-                   jobs: int | None = None) -> MutationScore:
+                   jobs: int | None = None, sandbox: str | None = None) -> MutationScore:
     """Run checkpoint ``number``'s suite (own cases and regressions) on up to ``max_mutants`` mutants of
-    the reference at ``solution_dir`` (set up once for ``track``), ``jobs`` mutants in parallel.
-    Cases that fail on the unmutated reference are left out. Raises ``KeyError`` for an unknown
-    checkpoint or track and ``SetupError`` when the reference cannot be set up."""
-    checkpoint = bundle.checkpoint(number)
-    prepared = prepare(solution_dir, track, bundle.config.entry_file)
-    ctx = RunContext(entry=prepared.entry, data=bundle.data_dir(), env=checkpoint.config.env,
-                     solution=prepared.directory, sandbox=Local(limits_of(bundle, number)))
-    passing = [(case, category) for case, category in bundle.suite(number) if run_case(case, category, ctx).passed]
-    runner = _Runner(ctx, passing)
-    chosen = sample(list(mutants_of(solution_dir)), max_mutants)
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        verdicts = list(pool.map(runner.killed, chosen))
-    return MutationScore(checkpoint.name, sum(verdicts), len(chosen),
+    the reference at ``solution_dir`` (set up once for ``track``), ``jobs`` mutants in parallel (default: the
+    CPU count plus one), every process in one started sandbox of level ``sandbox`` (``None``: the first
+    available), as an evaluation runs. Cases that fail on the unmutated reference are left out. Raises
+    ``KeyError`` for an unknown checkpoint or track, ``SetupError`` when the reference cannot be set up and
+    ``SandboxUnavailable`` for a level this machine lacks."""
+    workers = jobs or default_jobs()
+    with Evaluation(bundle, number, Target(solution_dir, track, sandbox=sandbox), workers) as evaluation:
+        passing = [item for item in evaluation.suite if run_case(*item, evaluation.ctx).passed]
+        runner = _Runner(evaluation.ctx, passing)
+        chosen = sample(list(mutants_of(solution_dir)), max_mutants)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            verdicts = list(pool.map(runner.killed, chosen))
+    return MutationScore(bundle.checkpoint(number).name, sum(verdicts), len(chosen),
                          [mutant for mutant, killed in zip(chosen, verdicts, strict=True) if not killed])

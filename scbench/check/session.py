@@ -122,10 +122,8 @@ def _run_references(root: Path, bundle: Bundle, found: list[Reference], run, rep
         report.problems += _run_problems(ref, results)
 
 
-def _lint(root: Path, bundle: Bundle, report: CheckReport) -> None:
-    python_runs = {ref.number: results for ref, results in report.runs  # docker set-ups run only in their image
-                   if ref.track == "python" and not results.sandbox.startswith("docker")}
-    for finding in sorted(lint_problem(root, bundle) + check_examples(root, bundle, python_runs)):
+def _lint(root: Path, bundle: Bundle, report: CheckReport, sandbox: str | None) -> None:
+    for finding in sorted(lint_problem(root, bundle) + check_examples(root, bundle, sandbox)):
         shown = replace(finding, file=from_here(finding.file, root))  # a path the user can open
         (report.problems if finding.severity == "error" else report.warnings).append(shown.render())
 
@@ -157,12 +155,12 @@ def check(root: Path, bundle: Bundle, run: Callable[[Bundle, int, Target], RunRe
     found = list(references(root))
     report.problems += _layout_problems(root, bundle, found)
     _run_references(root, bundle, found, run or evaluate, report, options)
-    _lint(root, bundle, report)
+    _lint(root, bundle, report, options.sandbox)
     for ref, _ in report.runs if options.repeat > 1 else []:
         target = Target(ref.path, ref.track, sandbox=options.sandbox)
         report.problems += [f"{ref.track}: flaky case {key}" for key in find_flaky(bundle, ref.number, target,
                                                                                     options.repeat)]
-    report.mutation = [mutation_score(bundle, ref.number, ref.path) for ref, _ in report.runs
+    report.mutation = [mutation_score(bundle, ref.number, ref.path, sandbox=options.sandbox) for ref, _ in report.runs
                        if options.mutants and ref.track == "python"]
     report.elapsed_s = time.monotonic() - started
     return report

@@ -18,18 +18,17 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scbench.evaluate.session import Target, run_case
+from scbench.evaluate.session import Evaluation, Target, run_case
 from scbench.lint.finding import Finding
 from scbench.lint.markdown import Block, parse
 from scbench.lint.vocabulary import FILE_LABEL
 from scbench.problem.bundle import Bundle, CompiledCase, CompiledCheckpoint
 from scbench.problem.model import CliCase, CliExpectation, CliStep, CopyFile, OutputExpectation
-from scbench.results import RunResults
 from scbench.run.context import RunContext
 from scbench.run.tracks import tracks
 
@@ -217,36 +216,25 @@ class _Checked:
                           "add a case with the example's files, arguments and output")
 
 
-def _entry(root: Path, bundle: Bundle, number: int, runs: Mapping[int, RunResults]) -> list[str] | None:
-    """The python reference's entry argv at checkpoint ``number`` (``None``: the problem has no such reference)."""
-    if number in runs:
-        return runs[number].entry
-    reference = Target(root / "solutions" / "python" / f"checkpoint_{number}", "python")
-    return reference.prepare(bundle.config.entry_file).entry if reference.solution.is_dir() else None
-
-
-def check_examples(root: Path, bundle: Bundle,
-                   run_results_by_checkpoint: Mapping[int, RunResults] | None = None) -> list[Finding]:
-    """Run every CLI example of every spec against the checkpoint's python reference and check that a
-    case covers it. ``run_results_by_checkpoint`` (checkpoint number -> results of the python reference,
-    as ``check`` produces them) supplies the prepared entry argv; checkpoints missing from it are set up
-    from ``root/solutions/python/checkpoint_N``. Returns findings sorted by file and line: an error per
-    example the reference disagrees with, a warning per example no case covers, and one warning per
-    checkpoint with examples but no python reference to run them on. Raises ``SetupError``
-    when a reference cannot be set up."""
-    runs = run_results_by_checkpoint or {}
+def check_examples(root: Path, bundle: Bundle, sandbox: str | None = None) -> list[Finding]:
+    """Run every CLI example of every spec against the checkpoint's python reference
+    (``root/solutions/python/checkpoint_N``, set up as an evaluation sets it up, every process in a started
+    sandbox of level ``sandbox``; ``None``: the first available) and check that a case covers it. Returns
+    findings sorted by file and line: an error per example the reference disagrees with, a warning per
+    example no case covers, and one warning per checkpoint with examples but no python reference to run them
+    on. Raises ``SetupError`` when a reference cannot be set up and ``SandboxUnavailable`` for a level this
+    machine lacks."""
     findings = []
     for checkpoint in bundle.checkpoints:
         examples = parse_examples(checkpoint.spec)
-        if not examples:
-            continue
-        entry = _entry(root, bundle, checkpoint.config.order, runs)
-        if entry is None:
+        reference = root / "solutions" / "python" / checkpoint.name
+        if examples and not reference.is_dir():
             findings.append(Finding(f"{checkpoint.name}.md", examples[0].line, "example-unchecked", "warning",
                                     examples[0].command, "the problem has no python reference to run the examples on",
                                     f"add solutions/python/{checkpoint.name}"))
-            continue
-        checked = _Checked(bundle, checkpoint, RunContext(entry=entry, data=bundle.data_dir(),
-                                                          env=checkpoint.config.env))
-        findings += [finding for example in examples for finding in checked.findings(example)]
+        elif examples:
+            target = Target(reference, "python", sandbox=sandbox)
+            with Evaluation(bundle, checkpoint.config.order, target, workers=1) as evaluation:
+                checked = _Checked(bundle, checkpoint, evaluation.ctx)
+                findings += [finding for example in examples for finding in checked.findings(example)]
     return sorted(findings)

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scbench.sandbox.base import Sandbox
-from scbench.sandbox.local import Local
 
 PLACEHOLDER = re.compile(r"\{(cwd|data|port|host)\}")
 
@@ -16,13 +15,13 @@ PLACEHOLDER = re.compile(r"\{(cwd|data|port|host)\}")
 class RunContext:
     """The entry argv, the bundle's data dir and the checkpoint's extra environment; with
     ``solution`` (the directory the entry's paths point into) each case runs a private copy;
-    ``sandbox`` (started) runs every process."""
+    ``sandbox`` (started: it holds the cases' directories) runs every process."""
 
     entry: list[str]
     data: Path
     env: dict[str, str] = field(default_factory=dict)
     solution: Path | None = None
-    sandbox: Sandbox = field(default_factory=Local)
+    sandbox: Sandbox = field(kw_only=True)
 
     def entry_in(self, copy: Path | None) -> list[str]:
         """The entry argv with paths inside ``solution`` moved into its per-case ``copy``."""

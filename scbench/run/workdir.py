@@ -86,7 +86,7 @@ class CaseDirs:
     ``solution``, ``root/solution``: its private copy, so that a solution writing next to its
     own files changes neither the cache nor later cases. ``root`` is a fresh directory in the
     sandbox's scratch dir (the one dir a run may write to), handed to the sandbox's user once
-    the inputs are written (:meth:`own`). All removed on exit."""
+    the inputs are written (:meth:`own`). All removed on exit (in the background: :meth:`Sandbox.discard`)."""
 
     def __init__(self, sandbox: Sandbox, solution: Path | None = None):
         self.sandbox = sandbox
@@ -105,4 +105,4 @@ class CaseDirs:
         self.sandbox.own(self.root)
 
     def __exit__(self, *exc: object) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        self.sandbox.discard(self.root)

@@ -24,10 +24,12 @@ from __future__ import annotations
 import os
 import pwd
 import random
+import shutil
 import socket
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -142,6 +144,7 @@ class Sandbox(ABC):
         self.writable = tuple(writable)
         self.parallel = parallel
         self.scratch: Path | None = None
+        self.sweeper: ThreadPoolExecutor | None = None
         self.egress: EgressProxy | None = None
         self.refused: list[str] = []
         """What runs tried to reach through the egress proxy and were refused, in order."""
@@ -172,6 +175,7 @@ class Sandbox(ABC):
         should this one be killed, and the egress proxy when runs may reach ``network`` and the level confines
         it); returns it."""
         self.scratch = owned_tempdir("scbench-")
+        self.sweeper = ThreadPoolExecutor(1, thread_name_prefix="scbench-discard")
         if self.network and self.confines_network:
             self.egress = EgressProxy(self.scratch / "egress.sock", self.network, self.refused.append).start()
             os.chmod(self.egress.server_address, 0o777)  # runs connect to it as RUN_UID
@@ -204,6 +208,9 @@ class Sandbox(ABC):
         if self.egress is not None:
             self.egress.stop()
             self.egress = None
+        if self.sweeper is not None:
+            self.sweeper.shutdown()
+            self.sweeper = None
         if self.scratch is not None:
             release(self.scratch)
             self.scratch = None
@@ -213,6 +220,12 @@ class Sandbox(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def discard(self, path: Path) -> None:
+        """Remove ``path``, a finished run's directory under ``scratch``, in the background: removing a tree
+        costs milliseconds per file where the file system discards freed blocks (about 20 ms for a case's
+        few files here), time no case should wait for. :meth:`stop` waits until every discarded tree is gone."""
+        self.sweeper.submit(shutil.rmtree, path, ignore_errors=True)
 
     @abstractmethod
     def spawn(self, argv: list[str], cwd: Path, env: dict[str, str], writable: Path,

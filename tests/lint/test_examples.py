@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from scbench.evaluate.session import Target, evaluate
+import pytest
+
 from scbench.lint.examples import check_examples, parse_examples, render_spec
 from scbench.problem.loader import load
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, sandbox_levels
 
 EXAMPLES = FIXTURES / "lint_examples"
 CODE_SEARCH = ROOT / "problems" / "code_search"
@@ -26,11 +27,11 @@ def test_the_disagreement_says_what_the_reference_printed() -> None:
     assert finding.why == "the python reference disagrees: stdout: $: expected 10, actual 12"
 
 
-def test_run_results_supply_the_prepared_entry() -> None:
-    bundle = load(EXAMPLES)
-    runs = {n: evaluate(bundle, n, Target(EXAMPLES / "solutions" / "python" / f"checkpoint_{n}", "python"))
-            for n in (1, 2)}
-    assert [f.rule for f in check_examples(EXAMPLES, bundle, runs)] == ["example-disagrees", "example-uncovered"]
+@pytest.mark.parametrize("level", sandbox_levels())
+def test_examples_run_in_the_sandbox_level_asked_for(level) -> None:
+    # before: examples ran the reference in an unstarted local sandbox whatever level check ran in
+    findings = check_examples(EXAMPLES, load(EXAMPLES), level)
+    assert [f.rule for f in findings] == ["example-disagrees", "example-uncovered"]
 
 
 def test_examples_are_parsed_with_files_tree_copies_and_exit_status() -> None:
