@@ -166,7 +166,7 @@ def _variants(case: Case, name: str, settings: _Settings, ctx: CaseContext, at: 
     later = [item for item in settings.checkpoints() if item[1].order > own]
     _unknown_variants(case, name, [later_name for later_name, _ in later], at, report)
     found = {}
-    for later_name, variant in variants(case, own, later):
+    for later_name, variant in variants(case, later):
         where = (*at, "regression", later_name) if later_name in case.regression else at
         if not _checked(variant, ctx, where, report):
             found[later_name] = normalize(variant, ctx)

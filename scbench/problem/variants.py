@@ -33,9 +33,9 @@ def _renamed(data: dict, renames: dict[str, str]) -> dict:
     return {**data, "args": rename(data.get("args")), **({"steps": steps} if steps else {})}
 
 
-def variants(case: CliCase, own: int, later: list[tuple[str, CheckpointConfig]]) -> Iterator[tuple[str, CliCase]]:
-    """``(checkpoint name, authored case)`` for each checkpoint after order ``own`` (``later``, in order)
-    that changes the case, by ``regression_args`` or by the case's own variant: the case's variants up to
+def variants(case: CliCase, later: list[tuple[str, CheckpointConfig]]) -> Iterator[tuple[str, CliCase]]:
+    """``(checkpoint name, authored case)`` for each of the checkpoints after the case's own (``later``, in
+    order) that changes the case, by ``regression_args`` or by the case's own variant: the case's variants up to
     that checkpoint replace its fields, then the renames of each checkpoint up to it apply in order (so a
     variant may write arguments in the case's own words). Raises ``pydantic.ValidationError`` only if the
     models disagree with themselves (every part was validated already)."""
@@ -43,8 +43,6 @@ def variants(case: CliCase, own: int, later: list[tuple[str, CheckpointConfig]])
     data["files"] = case.model_dump(by_alias=True)["files"]
     renames: list[dict[str, str]] = []
     for name, config in later:
-        if config.order <= own:
-            continue
         change = case.regression.get(name)
         data = _replaced(data, change)
         renames.append(config.regression_args)
