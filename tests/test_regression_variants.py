@@ -70,3 +70,11 @@ def test_a_bad_variant_is_a_compile_error_at_its_line_with_a_fix(kv_copy):
             "    fix: name a later checkpoint of config.yaml: checkpoint_2") in done.stderr
     assert ("cases[0].regression.checkpoint_2.steps: both steps and inline args/stdin/expect are given\n"
             "    fix: move args/stdin/expect into a step") in done.stderr
+
+
+def test_lint_counts_the_data_a_variant_names(kv_copy):
+    (kv_copy / "data/docs/b.txt").write_text("only a variant reads this\n")
+    assert "data/docs/b.txt: warning[unused-data]" in scbench("lint", kv_copy).stdout
+    replace_in(kv_copy / "cases/checkpoint_1/errors.yaml", "    args: [get, nope]\n",
+               "    args: [get, nope]\n    regression: {checkpoint_2: {files: {b.txt: {copy: docs/b.txt}}}}\n")
+    assert "unused-data" not in scbench("lint", kv_copy).stdout
