@@ -94,11 +94,13 @@ def no_error_cases(bundle: Bundle) -> Iterator[Location]:
 
 
 def _data_references(compiled: CompiledCase) -> Iterator[str]:
-    inputs = [compiled.case.files, *(getattr(step, "files", {}) for step in compiled.case.steps)]
-    stdins = [getattr(step, "stdin", None) for step in compiled.case.steps]
-    specs = [*(spec for files in inputs for spec in files.values()), *stdins]
-    yield from (spec.copy_ for spec in specs if isinstance(spec, CopyFile))
-    yield from DATA_REFERENCE.findall(compiled.case.model_dump_json(by_alias=True))
+    """The data paths a case names, in its own form and as each of its regression variants."""
+    for case in (compiled.case, *compiled.variants.values()):
+        inputs = [case.files, *(getattr(step, "files", {}) for step in case.steps)]
+        stdins = [getattr(step, "stdin", None) for step in case.steps]
+        specs = [*(spec for files in inputs for spec in files.values()), *stdins]
+        yield from (spec.copy_ for spec in specs if isinstance(spec, CopyFile))
+        yield from DATA_REFERENCE.findall(case.model_dump_json(by_alias=True))
 
 
 def unused_data(bundle: Bundle) -> Iterator[Location]:

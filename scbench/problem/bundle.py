@@ -30,6 +30,13 @@ class CompiledCase(Strict):
     line: int = Field(ge=1)
     index: int = Field(ge=0, description="position in its file's cases list")
     case: Case
+    variants: dict[str, Case] = Field(
+        default_factory=dict, description="checkpoint_N -> the case as it runs as a regression from checkpoint N "
+        "on (its own regression variants and the later checkpoints' regression_args applied), in checkpoint order")
+
+    def at(self, number: int) -> Case:
+        """The case as it runs at checkpoint ``number``: the last variant from a checkpoint up to it, else its own."""
+        return [self.case, *(case for name, case in self.variants.items() if int(name.split("_")[1]) <= number)][-1]
 
 
 class CompiledCheckpoint(Strict):
@@ -75,13 +82,15 @@ class Bundle(Strict):
         checkpoint's cases as ``regression`` (SlopCodeBench paper section 2.4), the structured
         outputs of a case of checkpoint ``j`` also ignoring the ``regression_ignore`` paths of
         every checkpoint after ``j`` up to this one (a field added at checkpoint 3 is still there
-        at checkpoint 4), without the cases retired by ``regression_retire`` up to this one."""
+        at checkpoint 4), each in its form at this checkpoint (:meth:`CompiledCase.at`), without the
+        cases retired by ``regression_retire`` up to this one."""
         current = self.checkpoint(number)
         own = [(case, case.case.category) for case in current.cases]
         if not current.config.include_prior_tests:
             return own
         retired = self.retired_by(number)
-        earlier = [case.model_copy(update={"case": ignoring(case.case, self.ignored_after(cp.config.order, number))})
+        earlier = [case.model_copy(update={"case": ignoring(case.at(number),
+                                                            self.ignored_after(cp.config.order, number))})
                    for cp in self.checkpoints if cp.config.order < number for case in cp.cases
                    if f"{cp.name}/{case.case.id}" not in retired]
         return own + [(case, "regression") for case in earlier]

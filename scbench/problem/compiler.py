@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -19,10 +19,11 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from scbench.problem.bundle import Bundle, CompiledCase, CompiledCheckpoint
 from scbench.problem.checks import CASE_CHECKS, CaseContext, compile_jsonpath
 from scbench.problem.diagnostics import Diagnostic, ProblemError, relative, where_of
-from scbench.problem.model import Case, CaseFile, CheckpointConfig, ProblemConfig
+from scbench.problem.model import Case, CaseFile, CheckpointConfig, CliCase, ProblemConfig
 from scbench.problem.normalize import normalize
 from scbench.problem.source import Document, Unreadable, read_document, read_text
 from scbench.problem.validate import schema_diagnostics, schema_errors
+from scbench.problem.variants import variants
 
 CASE_SUFFIXES = (".yaml", ".yml", ".json")
 M = TypeVar("M", bound=BaseModel)
@@ -121,17 +122,55 @@ def _compile_file(path: Path, name: str, settings: _Settings, out: _Collector) -
     if valid is None:
         return [], False
     ctx = settings.context(name, path.parent, document.data.get("category", CaseFile.model_fields["category"].default))
+
+    def report(where: tuple, message: str, hint: str) -> None:
+        out.add(path, document.line_of(where), where_of(where), message, hint)
+
     compiled = []
     for index, case in valid[0]:
-        findings = [f for check in CASE_CHECKS for f in check(case, ctx)]
-        for where, message, hint in findings:
-            full = ("cases", index, *where)
-            out.add(path, document.line_of(full), where_of(full), message, hint)
+        findings = _checked(case, ctx, ("cases", index), report)
         checked = case.model_copy(update={"category": case.category or ctx.category})
         compiled.append(CompiledCase(checkpoint=name, source=str(path.relative_to(settings.root)),
                                      line=document.line_of(("cases", index)), index=index,
-                                     case=checked if findings or ctx.problem is None else normalize(case, ctx)))
+                                     case=checked if findings or ctx.problem is None else normalize(case, ctx),
+                                     variants={} if findings else _variants(case, name, settings, ctx,
+                                                                            ("cases", index), report)))
     return compiled, valid[1]
+
+
+def _checked(case: Case, ctx: CaseContext, at: tuple, report: Callable[[tuple, str, str], None]) -> bool:
+    """Run every case check on ``case`` (authored at document path ``at``), reporting each finding;
+    whether there was any."""
+    findings = [finding for check in CASE_CHECKS for finding in check(case, ctx)]
+    for where, message, hint in findings:
+        report((*at, *where), message, hint)
+    return bool(findings)
+
+
+def _unknown_variants(case: CliCase, name: str, later: list[str], at: tuple,
+                      report: Callable[[tuple, str, str], None]) -> None:
+    for key in sorted(set(case.regression) - set(later)):
+        report((*at, "regression", key), f"{key} is not a checkpoint after {name}",
+               f"name a later checkpoint of config.yaml: {', '.join(later) or 'there is none'}")
+
+
+def _variants(case: Case, name: str, settings: _Settings, ctx: CaseContext, at: tuple,
+              report: Callable[[tuple, str, str], None]) -> dict[str, Case]:
+    """The compiled forms of ``case`` (of checkpoint ``name``) as a regression of each later checkpoint
+    that changes it (:mod:`scbench.problem.variants`), for a case without findings of its own; a variant's
+    findings are reported at its key (at the case for a change only ``regression_args`` makes), and a
+    variant naming no later checkpoint is an error."""
+    if not isinstance(case, CliCase) or settings.problem is None:
+        return {}
+    own = settings.problem.checkpoints[name].order
+    later = [item for item in settings.checkpoints() if item[1].order > own]
+    _unknown_variants(case, name, [later_name for later_name, _ in later], at, report)
+    found = {}
+    for later_name, variant in variants(case, later):
+        where = (*at, "regression", later_name) if later_name in case.regression else at
+        if not _checked(variant, ctx, where, report):
+            found[later_name] = normalize(variant, ctx)
+    return found
 
 
 def _compile_cases(name: str, settings: _Settings, out: _Collector) -> tuple[list[CompiledCase], bool]:
@@ -284,8 +323,10 @@ def _bundle_case_findings(bundle: Bundle, root: Path) -> Iterator[tuple[tuple, s
         for position, compiled in enumerate(checkpoint.cases):
             ctx = CaseContext(bundle.config, root, root, compiled.case.category, timeout)
             at = ("checkpoints", index, "cases", position, "case")
-            yield from (((*at, *where), message, hint) for check in CASE_CHECKS
-                        for where, message, hint in check(compiled.case, ctx))
+            forms = [(at, compiled.case), *(((*at[:-1], "variants", name), variant)
+                                            for name, variant in compiled.variants.items())]
+            yield from (((*where_at, *where), message, hint) for where_at, form in forms for check in CASE_CHECKS
+                        for where, message, hint in check(form, ctx))
         for number, expression in enumerate(checkpoint.config.regression_ignore):
             yield from compile_jsonpath(expression, ("checkpoints", index, "config", "regression_ignore", number))
 

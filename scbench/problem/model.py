@@ -280,6 +280,17 @@ class CaseBase(Strict):
     timeout: float | None = Field(None, gt=0, description="seconds, per step")
 
 
+class RegressionVariant(Strict):
+    """How a CLI case changes when it runs as a regression of a later checkpoint, from that checkpoint on:
+    each field given replaces the case's own (``files`` are added to the case's, replacing those of the
+    same name). ``args``, ``stdin`` and ``expect`` are for a case given inline, not with ``steps``."""
+
+    args: list[str] | None = None
+    stdin: Stdin | None = None
+    files: dict[str, InputFile] = Field(default_factory=dict, description="written into the working dir first")
+    expect: CliExpectation | None = None
+
+
 class CliCase(CaseBase):
     """A CLI case: either one step given inline (args/stdin/expect) or a list of ``steps``
     run in order in the same working directory."""
@@ -289,6 +300,10 @@ class CliCase(CaseBase):
     stdin: Stdin | None = None
     expect: CliExpectation | None = None
     steps: list[CliStep] | None = Field(None, min_length=1)
+    regression: dict[Annotated[str, Field(pattern=CHECKPOINT_NAME)], RegressionVariant] = Field(
+        default_factory=dict, json_schema_extra={"additionalProperties": False},
+        description="how the case runs as a regression from a later checkpoint on: checkpoint_N -> its changes "
+        "(the changes of several checkpoints add up in their order)")
 
 
 class HttpCase(CaseBase):
@@ -343,6 +358,9 @@ class CheckpointConfig(Strict):
     regression_retire: list[Annotated[str, Field(pattern=RETIRED_CASE)]] = Field(
         default_factory=list, description="earlier checkpoints' cases, as checkpoint_N/case_id, that no longer "
         "run as regressions here or later (behaviour this checkpoint's spec changes)")
+    regression_args: dict[str, str] = Field(
+        default_factory=dict, description="arguments of earlier checkpoints' CLI cases renamed when they run as "
+        "regressions here or later: every argument equal to a key becomes its value ({--csv: --input})")
 
 
 class ProblemConfig(Strict):

@@ -58,7 +58,8 @@ def normalize(case: CliCase | HttpCase, ctx: CaseContext) -> CliCase | HttpCase:
         steps = [_http_step(step, ctx, case.timeout) for step in case.steps]
         return case.model_copy(update={**common, "steps": steps, "server": case.server or ctx.problem.server})
     steps = [_cli_step(step, ctx, case.timeout) for _, step in cli_steps(case)]
-    return case.model_copy(update={**common, "steps": steps, "args": None, "stdin": None, "expect": None})
+    return case.model_copy(update={**common, "steps": steps, "args": None, "stdin": None, "expect": None,
+                                   "regression": {}})
 
 
 def _ignoring(output: OutputExpectation | None, paths: list[str]) -> OutputExpectation | None:
