@@ -34,7 +34,7 @@ from scbench.sandbox.base import RELAY, RUN_OWNER, RUN_UID, Sandbox, run_uid_ref
 from scbench.sandbox.limits import MIB
 from scbench.sandbox.process import MARKER, BoundedReader, Process, signal_from_shell_status
 
-IMAGE = os.environ.get("SCBENCH_DOCKER_IMAGE", "scbench-sandbox:3")
+IMAGE = os.environ.get("SCBENCH_DOCKER_IMAGE", "scbench-sandbox:4")
 """The image runs use; ``scbench sandbox build-image`` builds it. Its tag is the version of the
 recipe (:mod:`scbench.sandbox.image`): a changed recipe gets a new tag, so that machines build it."""
 
