@@ -99,13 +99,18 @@ REQUIRED_LEVELS = set(filter(None, os.environ.get("SCBENCH_REQUIRE_SANDBOXES", "
 """Sandbox levels that must run (CI sets ``bwrap,docker``): where one is missing its tests fail, never skip."""
 
 
-def sandbox_levels() -> list:
-    """One pytest param per sandbox level, skipped (with the reason) where this machine lacks it,
+def needs_level(name: str):
+    """A mark that skips a test (with the reason) where this machine lacks the sandbox level ``name``,
     unless the level is in ``SCBENCH_REQUIRE_SANDBOXES``."""
     from scbench.sandbox.registry import registry
-    return [pytest.param(name, marks=pytest.mark.skipif(bool(level.unavailable()) and name not in REQUIRED_LEVELS,
-                                                        reason=level.unavailable()))
-            for name, level in registry().items()]
+    missing = registry()[name].unavailable()
+    return pytest.mark.skipif(bool(missing) and name not in REQUIRED_LEVELS, reason=missing)
+
+
+def sandbox_levels() -> list:
+    """One pytest param per sandbox level, marked with :func:`needs_level`."""
+    from scbench.sandbox.registry import registry
+    return [pytest.param(name, marks=needs_level(name)) for name in registry()]
 
 
 @pytest.fixture(scope="module", params=sandbox_levels())

@@ -4,14 +4,15 @@ import json
 import os
 import re
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from xml.etree import ElementTree
 
 import pytest
 
-from conftest import FIXTURES, ROOT, replace_in, sandbox_levels, scbench
+from conftest import FIXTURES, ROOT, needs_level, replace_in, sandbox_levels, scbench
 from scbench.check.mutants import mutation_score
 from scbench.evaluate.junit import write_junit
-from scbench.evaluate.session import Target, evaluate
+from scbench.evaluate.session import Evaluation, Target, default_jobs, evaluate
 from scbench.problem.compiler import compile_problem
 from scbench.problem.diagnostics import ProblemError
 from scbench.run.tracks import prepare
@@ -149,11 +150,36 @@ def test_mutation_score_runs_the_reference_under_the_checkpoints_limits(kv_copy)
     assert (score.killed, score.total) == (9, 12)
 
 
-@pytest.mark.parametrize("problem", sorted(path.name for path in (ROOT / "problems").iterdir()))
+SHIPPED = sorted(path.name for path in (ROOT / "problems").iterdir())
+WORKERS = default_jobs()
+
+
+@pytest.mark.parametrize("problem", SHIPPED)
 def test_shipped_problems_are_consistent(problem):
     done = scbench("check", ROOT / "problems" / problem, "--regressions", "last")
     assert done.returncode == 0, done.stdout[-3000:]
     assert done.stdout.rstrip().endswith("consistent") and "reference solutions" not in done.stderr
+
+
+def first_case_of_each_file(bundle, number: int) -> list:
+    """The first ``(case, category)`` of each case file in checkpoint ``number``'s suite (regressions included)."""
+    return list({case.source: (case, category) for case, category in reversed(bundle.suite(number))}.values())
+
+
+@needs_level("docker")
+@pytest.mark.parametrize("problem", SHIPPED)
+def test_shipped_python_references_pass_a_case_of_every_case_file_under_docker(problem):
+    # What differs under docker is the environment (the image's programs and libraries, the uid, the read-only
+    # root, the data directory's permissions), not the cases' values: one case of each file the problem's cases
+    # are written in, at the last checkpoint with its regressions, runs each shape of run there. The default level
+    # passes every case (test_shipped_problems_are_consistent); here they must pass too.
+    references = ROOT / "problems" / problem / "solutions/python"
+    last = max(int(path.name.removeprefix("checkpoint_")) for path in references.iterdir())
+    bundle = compile_problem(ROOT / "problems" / problem)
+    target = Target(references / f"checkpoint_{last}", "python", sandbox="docker")
+    with Evaluation(bundle, last, target, WORKERS) as evaluation, ThreadPoolExecutor(WORKERS) as pool:
+        ran = list(pool.map(evaluation.run, first_case_of_each_file(bundle, last)))
+    assert [(f"{case.checkpoint}/{case.id}", case.failures) for case in ran if not case.passed] == []
 
 
 BYTES = ('{"key": key, "value": value}', '{"key": key, "value": value, "bytes": len(value)}')

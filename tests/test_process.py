@@ -94,3 +94,11 @@ def test_a_descendant_with_an_empty_environment_dies_with_its_run_except_under_l
     for pid in leftovers:
         os.kill(pid, signal.SIGKILL)
     assert (result.exit_code, bool(leftovers)) == (0, sandbox.name == "local" and not hierarchies())
+
+
+def test_the_programs_shipped_cases_run_are_in_every_level(sandbox, workdir):
+    # before: the docker image had no bzip2, so execution_server's bz2 cases failed there (exit 127) and passed
+    # under bwrap and local
+    script = "echo bz | bzip2 | bzcat; echo gz | gzip | zcat; echo tar > t; tar -cf t.tar t; tar -tf t.tar"
+    result = sandbox.exec(["sh", "-c", script], workdir, PATH, workdir, None, 10.0)
+    assert (result.stdout, result.stderr, result.exit_code) == (b"bz\ngz\nt\n", b"", 0)

@@ -32,9 +32,9 @@ from pathlib import Path
 from scbench.paths import held
 from scbench.sandbox.base import RELAY, RUN_OWNER, RUN_UID, Sandbox, run_uid_refusal
 from scbench.sandbox.limits import MIB
-from scbench.sandbox.process import MARKER, BoundedReader, Process, signal_from_shell_status
+from scbench.sandbox.process import MARKER, OUTPUT_WAIT_S, BoundedReader, Process, signal_from_shell_status
 
-IMAGE = os.environ.get("SCBENCH_DOCKER_IMAGE", "scbench-sandbox:3")
+IMAGE = os.environ.get("SCBENCH_DOCKER_IMAGE", "scbench-sandbox:4")
 """The image runs use; ``scbench sandbox build-image`` builds it. Its tag is the version of the
 recipe (:mod:`scbench.sandbox.image`): a changed recipe gets a new tag, so that machines build it."""
 
@@ -42,6 +42,8 @@ LOCK_LABEL = "scbench.lock"
 """The label naming the lock of the scratch directory of a container's sandbox: held while its scbench lives."""
 ENGINE_DEADLINE_S = 30.0
 """Seconds the engine may take to start an exec, or to report one ended after its process exited."""
+POLL_CAP_S = 0.016
+"""The longest pause between two questions to the engine while waiting for it (:func:`_until`)."""
 TRUST_STORE = Path("/etc/ssl/certs/ca-certificates.crt")
 """The host's CA bundle, shown to setup containers (which download packages) in place of the image's."""
 
@@ -68,13 +70,16 @@ def remote_engine() -> str:
 
 
 def _until(ready, what: str) -> dict:
-    """Poll :meth:`DockerExec._inspect`-like ``ready()`` (``(done, info)``) every millisecond until done;
+    """Poll :meth:`DockerExec._inspect`-like ``ready()`` (``(done, info)``) until done, first after a
+    millisecond, then at doubling intervals up to :data:`POLL_CAP_S` (each poll is a request the engine
+    serves: a run starts in about 0.1 s, and polling every millisecond cost as much CPU as the run);
     ``OSError`` naming ``what`` after :data:`ENGINE_DEADLINE_S`."""
-    deadline = time.monotonic() + ENGINE_DEADLINE_S
+    deadline, pause = time.monotonic() + ENGINE_DEADLINE_S, 0.001
     while not (state := ready())[0]:
         if time.monotonic() > deadline:
             raise OSError(f"the Docker engine did not {what} within {ENGINE_DEADLINE_S:g} s")
-        time.sleep(0.001)
+        time.sleep(pause)
+        pause = min(2 * pause, POLL_CAP_S)
     return state[1]
 
 
@@ -176,6 +181,10 @@ class DockerExec(Process):
             signal.pidfd_send_signal(self.pidfd, sig)
 
     def exit_code(self) -> int:
+        # The engine records the exit before it closes the exec's output stream: once the stream has ended
+        # (or after the time the result waits for it anyway), the first question is answered.
+        self.stdout.thread.join(OUTPUT_WAIT_S)
+
         def ended() -> tuple[bool, dict]:
             info = self._inspect()
             return not info["Running"], info

@@ -1,10 +1,11 @@
 """Build the ``docker`` sandbox's image without a registry: a minimal Debian rootfs made by
 ``debootstrap`` with what the tracks need, trimmed, and imported with ``docker import``.
 
-The image holds Python 3 (with venv and pip, and ``python``), Node.js with npm (Debian's) and
-util-linux's ``prlimit``: it runs the ``python`` and ``node`` tracks, npm dependencies with
-prebuilt binaries included (no compiler: a native module that must build from source does not
-set up). Other tracks run under ``bwrap`` or ``local``.
+The image holds Python 3 (with venv and pip, and ``python``), Node.js with npm (Debian's),
+util-linux's ``prlimit`` and the programs shipped cases run (the base system's, and ``bzip2``): it
+runs the ``python`` and ``node`` tracks, npm dependencies with prebuilt binaries included (no
+compiler: a native module that must build from source does not set up). Other tracks run under
+``bwrap`` or ``local``.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from pathlib import Path
 from scbench.sandbox.base import SETUP_VARIABLES, host_variables
 from scbench.sandbox.docker import IMAGE, client
 
-PACKAGES = ("python3", "python3-venv", "python3-pip", "python-is-python3", "nodejs", "libatomic1", "ca-certificates")
-"""Installed by debootstrap (``libatomic1``: native wheels such as regopy's link against it)."""
+PACKAGES = ("python3", "python3-venv", "python3-pip", "python-is-python3", "nodejs", "libatomic1", "ca-certificates",
+            "bzip2")
+"""Installed by debootstrap (``libatomic1``: native wheels such as regopy's link against it; ``bzip2``: shipped
+cases run ``bzcat``, as they run the base system's ``zcat``, ``tar`` and coreutils)."""
 APT_PACKAGES = ("npm",)
 """Installed afterwards by apt-get inside the rootfs: debootstrap's resolver cannot choose between the
 virtual packages npm's dependencies provide."""

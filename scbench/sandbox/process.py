@@ -23,6 +23,8 @@ from pathlib import Path
 
 KILL_GRACE = 0.2
 """Seconds a process may take to exit after SIGTERM before its tree gets SIGKILL."""
+OUTPUT_WAIT_S = 2.0
+"""Seconds a finished process's output streams may take to end (a descendant may hold them a moment longer)."""
 
 MARKER = "SCBENCH_PROCESS"
 """Environment variable carrying a unique id per started process; descendants inherit it, so
@@ -105,7 +107,7 @@ class BoundedReader:
             if self.listener:
                 self.listener(chunk)
 
-    def result(self, wait: float = 2.0) -> bytes:
+    def result(self, wait: float = OUTPUT_WAIT_S) -> bytes:
         """What was read so far, waiting up to ``wait`` seconds for the stream to end."""
         if self.thread:
             self.thread.join(wait)
