@@ -32,9 +32,10 @@ TOKEN = re.compile(
     r"|(?P<op>&&|\|\||==|!=|<=|>=|[-+*/<>!()]))"
 )
 WORD_OPERATORS = {"and": "&&", "or": "||", "not": "!"}
-CONSTANTS = {"true": True, "false": False, "null": None}
-BINARY_LEVELS = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, "<=": 4, ">": 4, ">=": 4, "+": 5, "-": 5, "*": 6, "/": 6}
+BINARY = {"||", "&&", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/"}
 UNARY = {"!", "-"}
+OPERANDS = {"number", "string", "name"}
+"""Token kinds that stand for a value (`true`, `false` and `null` are names here: nothing is evaluated yet)."""
 
 
 class ExpressionSyntaxError(Exception):
@@ -42,7 +43,7 @@ class ExpressionSyntaxError(Exception):
 
 
 def tokenize(text: str) -> list[tuple[str, Any]]:
-    """The tokens of ``text`` as (kind, value) pairs, ending with ("end", None)."""
+    """The tokens of ``text`` as (kind, text) pairs, kind "operand" or "op", ending with ("end", None)."""
     tokens, position = [], 0
     while text[position:].strip():
         match = TOKEN.match(text, position)
@@ -54,24 +55,21 @@ def tokenize(text: str) -> list[tuple[str, Any]]:
     return tokens
 
 
-def read_token(kind: str, text: str) -> tuple[str, Any]:
-    if kind == "number":
-        return "literal", float(text) if any(c in text for c in ".eE") else int(text)
+def read_token(kind: str, text: str) -> tuple[str, str]:
     if kind == "string":
         try:
-            return "literal", json.loads(text)
+            json.loads(text)
         except json.JSONDecodeError as error:
             raise ExpressionSyntaxError(f"bad string literal {text}: {error.msg}") from error
-    if kind == "name" and text in CONSTANTS:
-        return "literal", CONSTANTS[text]
     if kind == "name" and text in WORD_OPERATORS:
         return "op", WORD_OPERATORS[text]
-    return kind, text
+    return ("operand" if kind in OPERANDS else kind), text
 
 
-class Parser:
-    """Precedence climbing over the tokens; nodes are tuples ("literal", v), ("field", name),
-    ("unary", op, node) and ("binary", op, left, right)."""
+class Recognizer:
+    """Checks the tokens against the grammar without building a tree (nothing is evaluated at this
+    version): operands joined by binary operators, each operand after any unary operators, parentheses
+    nesting. Precedence decides only how an expression groups, never whether it parses."""
 
     def __init__(self, text: str):
         self.tokens = tokenize(text)
@@ -84,39 +82,34 @@ class Parser:
         self.position += 1
         return self.tokens[self.position - 1]
 
-    def parse(self) -> tuple:
-        node = self.binary(1)
+    def check(self) -> None:
+        """Raise ExpressionSyntaxError unless the whole text is one expression."""
+        self.expression()
         if self.peek()[0] != "end":
             raise ExpressionSyntaxError(f"unexpected {self.peek()[1]!r}")
-        return node
 
-    def binary(self, level: int) -> tuple:
-        node = self.unary()
-        while self.peek()[0] == "op" and BINARY_LEVELS.get(self.peek()[1], 0) >= level:
-            operator = self.take()[1]
-            node = ("binary", operator, node, self.binary(BINARY_LEVELS[operator] + 1))
-        return node
+    def expression(self) -> None:
+        self.operand()
+        while self.peek()[0] == "op" and self.peek()[1] in BINARY:
+            self.take()
+            self.operand()
 
-    def unary(self) -> tuple:
+    def operand(self) -> None:
         kind, value = self.take()
-        if kind == "op" and value in UNARY:
-            return ("unary", value, self.unary())
-        if kind == "op" and value == "(":
-            node = self.binary(1)
+        while kind == "op" and value in UNARY:
+            kind, value = self.take()
+        if (kind, value) == ("op", "("):
+            self.expression()
             if self.take() != ("op", ")"):
                 raise ExpressionSyntaxError("missing ')'")
-            return node
-        if kind == "literal":
-            return ("literal", value)
-        if kind == "name":
-            return ("field", value)
-        raise ExpressionSyntaxError("unexpected end of expression" if kind == "end" else f"unexpected {value!r}")
+        elif kind != "operand":
+            raise ExpressionSyntaxError("unexpected end of expression" if kind == "end" else f"unexpected {value!r}")
 
 
-def parse_expression(text: str, path: str) -> tuple:
-    """The syntax tree of ``text``; a BAD_EXPR error at ``path`` when it does not parse."""
+def check_expression(text: str, path: str) -> None:
+    """Raise a BAD_EXPR error at ``path`` when ``text`` does not parse."""
     try:
-        return Parser(text).parse()
+        Recognizer(text).check()
     except ExpressionSyntaxError as error:
         raise EtlError("BAD_EXPR", f"bad expression {text!r}: {error}", path) from error
 
@@ -146,14 +139,14 @@ def normalize_select(step: dict, path: str) -> dict:
 
 def normalize_filter(step: dict, path: str) -> dict:
     where = required_text(step, "where", path)
-    parse_expression(where, f"{path}.where")
+    check_expression(where, f"{path}.where")
     return {"where": where}
 
 
 def normalize_map(step: dict, path: str) -> dict:
     alias = required_text(step, "as", path)
     expr = required_text(step, "expr", path)
-    parse_expression(expr, f"{path}.expr")
+    check_expression(expr, f"{path}.expr")
     return {"as": alias, "expr": expr}
 
 

@@ -13,6 +13,7 @@ import copy
 import fnmatch
 import io
 import json
+import operator
 import sys
 import tomllib
 from collections.abc import Callable
@@ -53,20 +54,12 @@ def _read_ini(text: str) -> Any:
     return {name: dict(parser[name]) for name in parser.sections()}
 
 
-def _json_indent(text: str) -> int:
-    for line in text.splitlines():
-        stripped = line.lstrip(" ")
-        if stripped and len(stripped) < len(line):
-            return len(line) - len(stripped)
-    return 2
-
-
-def _write_json(document: Any, original: str) -> str:
-    return json.dumps(document, indent=_json_indent(original), ensure_ascii=False) + "\n"
+def _write_json(document: Any, _original: str) -> str:
+    return json.dumps(document, indent=2) + "\n"
 
 
 def _write_yaml(document: Any, _original: str) -> str:
-    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return yaml.safe_dump(document)
 
 
 def _without_nulls(value: Any) -> Any:
@@ -81,10 +74,6 @@ def _write_toml(document: Any, _original: str) -> str:
     return tomli_w.dumps(_without_nulls(document))
 
 
-LITERALS = {True: "True", False: "False", None: "None"}
-"""How a boolean or null is written inside an array or object of an INI value."""
-
-
 def _literal(value: Any) -> str:
     """An array, object or scalar in the bracketed notation of INI values: `['a', 1, True]`, `{'k': 'v'}`."""
     if isinstance(value, list):
@@ -93,7 +82,7 @@ def _literal(value: Any) -> str:
         return "{" + ", ".join(f"{_literal(key)}: {_literal(item)}" for key, item in value.items()) + "}"
     if isinstance(value, str):
         return f"'{value}'"
-    return LITERALS[value] if value is None or isinstance(value, bool) else str(value)
+    return str(value)  # numbers in decimal form, True, False, None
 
 
 def _ini_text(value: Any) -> str:
@@ -126,13 +115,19 @@ FORMATS: dict[str, tuple[Callable[[str], Any], Callable[[Any, str], str]]] = {
 
 def _same(left: Any, right: Any) -> bool:
     """Equal as documents: the same value and, at every leaf, the same type (`1` is not `true`)."""
-    if type(left) is not type(right):
-        return False
-    if isinstance(left, dict):
-        return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
-    if isinstance(left, list):
-        return len(left) == len(right) and all(_same(a, b) for a, b in zip(left, right, strict=True))
-    return left == right
+    return type(left) is type(right) and SAME_BY_TYPE.get(type(left), operator.eq)(left, right)
+
+
+def _same_objects(left: dict, right: dict) -> bool:
+    return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
+
+
+def _same_arrays(left: list, right: list) -> bool:
+    return len(left) == len(right) and all(map(_same, left, right))
+
+
+SAME_BY_TYPE: dict[type, Callable[[Any, Any], bool]] = {dict: _same_objects, list: _same_arrays}
+"""Container type -> equality of two containers of that type; other values compare with `==`."""
 
 
 def _parent(document: Any, path: str, create: bool = False) -> tuple[dict | None, str]:
@@ -148,9 +143,14 @@ def _parent(document: Any, path: str, create: bool = False) -> tuple[dict | None
 
 def replace_value(document: Any, rule: dict, _relative: str) -> bool:
     parent, key = _parent(document, rule["key"])
-    if parent is None or key not in parent or _same(parent[key], rule["value"]):
+    return parent is not None and key in parent and _put(parent, key, rule["value"])
+
+
+def _put(container: Any, key: Any, value: Any) -> bool:
+    """Store value unless the same value is there already; True when it changed something."""
+    if _same(container[key], value):
         return False
-    parent[key] = copy.deepcopy(rule["value"])
+    container[key] = copy.deepcopy(value)
     return True
 
 
@@ -183,9 +183,8 @@ def glob_matches(relative: str, pattern: str) -> bool:
 
 
 def merge_data(document: Any, rule: dict, relative: str) -> bool:
-    if not isinstance(document, dict) or not glob_matches(relative, rule.get("glob", "**/*")):
-        return False
-    return _deep_merge(document, rule["data"])
+    return isinstance(document, dict) and glob_matches(relative, rule.get("glob", "**/*")) \
+        and _deep_merge(document, rule["data"])
 
 
 RULES: dict[str, Callable[[Any, dict, str], bool]] = {
@@ -237,22 +236,21 @@ def migrate(rules: dict, root: Path) -> list[dict]:
     return events
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str]) -> None:
+    """Run the tool; exit with status 1 and an `Error:` line on stderr when it cannot."""
     if len(argv) != 2:
-        print("Error: usage: migrate RULES_JSON TARGET_DIR", file=sys.stderr)
-        return 1
+        sys.exit("Error: usage: migrate RULES_JSON TARGET_DIR")
     try:
         rules = load_rules(Path(argv[0]))
         root = Path(argv[1])
         if not root.is_dir():
             raise Fatal(f"target directory not found: {root}")
-        for event in migrate(rules, root):
-            print(json.dumps(event, ensure_ascii=False))
+        events = migrate(rules, root)
     except Fatal as error:
-        print(f"Error: {error}", file=sys.stderr)
-        return 1
-    return 0
+        sys.exit(f"Error: {error}")
+    for event in events:
+        print(json.dumps(event))
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main(sys.argv[1:])

@@ -15,6 +15,7 @@ import copy
 import fnmatch
 import io
 import json
+import operator
 import os
 import re
 import sys
@@ -57,20 +58,12 @@ def _read_ini(text: str) -> Any:
     return {name: dict(parser[name]) for name in parser.sections()}
 
 
-def _json_indent(text: str) -> int:
-    for line in text.splitlines():
-        stripped = line.lstrip(" ")
-        if stripped and len(stripped) < len(line):
-            return len(line) - len(stripped)
-    return 2
-
-
-def _write_json(document: Any, original: str) -> str:
-    return json.dumps(document, indent=_json_indent(original), ensure_ascii=False) + "\n"
+def _write_json(document: Any, _original: str) -> str:
+    return json.dumps(document, indent=2) + "\n"
 
 
 def _write_yaml(document: Any, _original: str) -> str:
-    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return yaml.safe_dump(document)
 
 
 def _without_nulls(value: Any) -> Any:
@@ -85,10 +78,6 @@ def _write_toml(document: Any, _original: str) -> str:
     return tomli_w.dumps(_without_nulls(document))
 
 
-LITERALS = {True: "True", False: "False", None: "None"}
-"""How a boolean or null is written inside an array or object of an INI value."""
-
-
 def _literal(value: Any) -> str:
     """An array, object or scalar in the bracketed notation of INI values: `['a', 1, True]`, `{'k': 'v'}`."""
     if isinstance(value, list):
@@ -97,7 +86,7 @@ def _literal(value: Any) -> str:
         return "{" + ", ".join(f"{_literal(key)}: {_literal(item)}" for key, item in value.items()) + "}"
     if isinstance(value, str):
         return f"'{value}'"
-    return LITERALS[value] if value is None or isinstance(value, bool) else str(value)
+    return str(value)  # numbers in decimal form, True, False, None
 
 
 def _ini_text(value: Any) -> str:
@@ -130,13 +119,19 @@ FORMATS: dict[str, tuple[Callable[[str], Any], Callable[[Any, str], str]]] = {
 
 def _same(left: Any, right: Any) -> bool:
     """Equal as documents: the same value and, at every leaf, the same type (`1` is not `true`)."""
-    if type(left) is not type(right):
-        return False
-    if isinstance(left, dict):
-        return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
-    if isinstance(left, list):
-        return len(left) == len(right) and all(_same(a, b) for a, b in zip(left, right, strict=True))
-    return left == right
+    return type(left) is type(right) and SAME_BY_TYPE.get(type(left), operator.eq)(left, right)
+
+
+def _same_objects(left: dict, right: dict) -> bool:
+    return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
+
+
+def _same_arrays(left: list, right: list) -> bool:
+    return len(left) == len(right) and all(map(_same, left, right))
+
+
+SAME_BY_TYPE: dict[type, Callable[[Any, Any], bool]] = {dict: _same_objects, list: _same_arrays}
+"""Container type -> equality of two containers of that type; other values compare with `==`."""
 
 
 MISSING = object()
@@ -289,9 +284,8 @@ def glob_matches(relative: str, pattern: str) -> bool:
 
 
 def merge_data(document: Any, rule: dict, relative: str) -> bool:
-    if not isinstance(document, dict) or not glob_matches(relative, rule.get("glob", "**/*")):
-        return False
-    return _deep_merge(document, rule["data"])
+    return isinstance(document, dict) and glob_matches(relative, rule.get("glob", "**/*")) \
+        and _deep_merge(document, rule["data"])
 
 
 PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
@@ -341,11 +335,11 @@ CONDITIONS: dict[str, Callable[[Any, Any], bool]] = {
 
 def _loosely_same(left: Any, right: Any) -> bool:
     """Equal as the condition compares: numbers by value (`3` equals `3.0`), everything else as `_same`."""
-    numbers = (int, float)
-    if isinstance(left, numbers) and isinstance(right, numbers) and not isinstance(left, bool) \
-            and not isinstance(right, bool):
-        return left == right
-    return _same(left, right)
+    return left == right if {type(left), type(right)} <= NUMBERS else _same(left, right)
+
+
+NUMBERS = {int, float}
+"""The types of numbers (`bool` is not one of them)."""
 
 
 def conditional_replace(document: Any, rule: dict, _relative: str) -> bool:
@@ -567,16 +561,15 @@ def run(argv: list[str]) -> list[dict]:
     return migrate(rules, arguments.target, inheritance, arguments.inheritance.resolve())
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str]) -> None:
+    """Run the tool; exit with status 1 and an `Error:` line on stderr when it cannot."""
     try:
         events = run(argv)
     except Fatal as error:
-        print(f"Error: {error}", file=sys.stderr)
-        return 1
+        sys.exit(f"Error: {error}")
     for event in events:
-        print(json.dumps(event, ensure_ascii=False))
-    return 0
+        print(json.dumps(event))
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main(sys.argv[1:])
