@@ -16,6 +16,7 @@ from scbench.commands.cache import cache
 from scbench.commands.check import check_command
 from scbench.commands.compile import compile_command
 from scbench.commands.eval import eval_command
+from scbench.commands.history import history_command
 from scbench.commands.lint import lint
 from scbench.commands.metrics import metrics
 from scbench.commands.new import new
@@ -54,3 +55,4 @@ app.add_typer(sandbox_app, name="sandbox")
 app.command("run")(run)
 app.command("report")(report)
 app.command("batch")(batch)
+app.command("history")(history_command)

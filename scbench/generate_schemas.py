@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from scbench.batch.plan import Plan
 from scbench.batch.summary import BatchSummary
+from scbench.history.model import HistoryResult
 from scbench.paths import SCHEMAS
 from scbench.problem.model import CaseFile, ProblemConfig
 from scbench.report.model import Report
@@ -25,10 +26,11 @@ DOCUMENTS: dict[str, type[BaseModel]] = {
     "report": Report,
     "batch-plan": Plan,
     "batch-summary": BatchSummary,
+    "history": HistoryResult,
 }
 """Schema file stem -> model: the author-facing documents, ``results.json``, a run directory's
 ``run.json`` and ``usage.json``, ``scbench report --json``, and ``scbench batch``'s plan and
-``summary.json``."""
+``summary.json``, and ``scbench history``'s result."""
 
 
 def schema_of(model: type[BaseModel]) -> dict:
