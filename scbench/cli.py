@@ -13,6 +13,7 @@ import typer
 from scbench.commands.batch import batch
 from scbench.commands.bless import bless
 from scbench.commands.cache import cache
+from scbench.commands.calibrate import calibrate_command
 from scbench.commands.check import check_command
 from scbench.commands.compile import compile_command
 from scbench.commands.eval import eval_command
@@ -56,3 +57,4 @@ app.command("run")(run)
 app.command("report")(report)
 app.command("batch")(batch)
 app.command("history")(history_command)
+app.command("calibrate")(calibrate_command)
