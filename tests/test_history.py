@@ -178,3 +178,55 @@ def test_an_out_file_that_is_not_a_history_result_is_kept_and_refused(repo, tmp_
     assert done.returncode == 2
     assert "is not a history result" in done.stderr
     assert out.read_text() == '{"mine": 1}\n'
+
+
+def _panel(tmp_path: Path, repositories: list[dict]) -> Path:
+    panel = tmp_path / "panel.yaml"
+    panel.write_text(json.dumps({"commits": 30, "repositories": repositories}))
+    return panel
+
+
+def test_a_panel_is_summarised_per_repository_per_tier_and_whole(repo, tmp_path):
+    path, shas = repo
+    small = tmp_path / "small"
+    small.mkdir()
+    _git(small, "init", "-q")
+    _commit(small, 1, {"a.py": F})
+    _commit(small, 2, {"b.py": G})  # erosion 0 then E3, verbosity 0 then 0
+    panel = _panel(tmp_path, [{"name": "o/seven", "path": "repo", "tier": "big"},
+                              {"name": "o/small", "path": "small", "tier": "small"}])
+    done = scbench("calibrate", panel, "--out", tmp_path / "out", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert json.loads((tmp_path / "out/panel.json").read_text()) == result
+    assert [(r["name"], r["tier"], r["head"], r["candidates"], r["points"], r["dropped"])
+            for r in result["repositories"]] == [("o/seven", "big", shas["back"], 6, 4, 2),
+                                                 ("o/small", "small", _git(small, "rev-parse", "HEAD"), 2, 2, 0)]
+    assert json.loads((tmp_path / "out/o+seven.json").read_text())["trends"] == result["repositories"][0]["trends"]
+    whole = result["panel"]
+    assert whole["repositories"] == 2
+    assert whole["head"]["erosion"] == pytest.approx({"mean": E3 / 2, "sd": E3 / math.sqrt(2), "median": E3 / 2,
+                                                      "n": 2})
+    assert whole["slope"]["erosion"] == pytest.approx({"mean": ((E4 - E3) / 10 + E3) / 2,
+                                                       "sd": abs(E3 - (E4 - E3) / 10) / math.sqrt(2),
+                                                       "median": ((E4 - E3) / 10 + E3) / 2, "n": 2})
+    assert whole["rising"] == {"erosion": 0.5, "verbosity": 0.5, "loc": 1.0}
+    assert result["tiers"]["small"]["head"]["erosion"] == pytest.approx({"mean": E3, "sd": None, "median": E3,
+                                                                         "n": 1})
+    assert result["tiers"]["big"]["change"]["verbosity"] == pytest.approx(
+        {"mean": 1 / 6, "sd": None, "median": 1 / 6, "n": 1})
+    again = scbench("calibrate", panel, "--out", tmp_path / "out", "--json")
+    assert (again.returncode, again.stderr, json.loads(again.stdout)) == (0, "", result)
+
+
+@pytest.mark.parametrize(("panel", "message"), [
+    ({"repositories": []}, "repositories"),
+    ({"repositories": [{"name": "no-owner", "path": "repo", "tier": "t"}]}, "repositories.0.name"),
+    ({"repositories": [{"name": "o/n", "path": "missing", "tier": "t"}]}, "not a git repository with a commit"),
+])
+def test_a_bad_panel_is_a_usage_error(repo, tmp_path, panel, message):
+    path = tmp_path / "panel.yaml"
+    path.write_text(json.dumps(panel))
+    done = scbench("calibrate", path, "--out", tmp_path / "out")
+    assert done.returncode == 2
+    assert message in done.stderr
