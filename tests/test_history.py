@@ -204,14 +204,14 @@ def test_a_panel_is_summarised_per_repository_per_tier_and_whole(repo, tmp_path)
                                                  ("o/small", "small", _git(small, "rev-parse", "HEAD"), 2, 2, 0)]
     assert json.loads((tmp_path / "out/o+seven.json").read_text())["trends"] == result["repositories"][0]["trends"]
     whole = result["panel"]
-    assert whole["repositories"] == 2
-    assert whole["head"]["erosion"] == pytest.approx({"mean": E3 / 2, "sd": E3 / math.sqrt(2), "median": E3 / 2,
+    assert whole["trajectories"] == 2
+    assert whole["last"]["erosion"] == pytest.approx({"mean": E3 / 2, "sd": E3 / math.sqrt(2), "median": E3 / 2,
                                                       "n": 2})
     assert whole["slope"]["erosion"] == pytest.approx({"mean": ((E4 - E3) / 10 + E3) / 2,
                                                        "sd": abs(E3 - (E4 - E3) / 10) / math.sqrt(2),
                                                        "median": ((E4 - E3) / 10 + E3) / 2, "n": 2})
     assert whole["rising"] == {"erosion": 0.5, "verbosity": 0.5, "loc": 1.0}
-    assert result["tiers"]["small"]["head"]["erosion"] == pytest.approx({"mean": E3, "sd": None, "median": E3,
+    assert result["tiers"]["small"]["last"]["erosion"] == pytest.approx({"mean": E3, "sd": None, "median": E3,
                                                                          "n": 1})
     assert result["tiers"]["big"]["change"]["verbosity"] == pytest.approx(
         {"mean": 1 / 6, "sd": None, "median": 1 / 6, "n": 1})

@@ -11,7 +11,7 @@ from scbench.commands.common import Jobs, stderr_console, stdout_console
 if TYPE_CHECKING:
     from scbench.history.git import Commit
     from scbench.history.model import Dropped
-    from scbench.history.panel import GroupSummary, PanelResult
+    from scbench.history.panel import PanelResult
 
 
 def _progress(name: str, commit: "Commit", figures: "dict | Dropped") -> None:
@@ -21,29 +21,14 @@ def _progress(name: str, commit: "Commit", figures: "dict | Dropped") -> None:
     stderr_console().print(f"{name} {commit.sha[:12]} {commit.date}  {said}", highlight=False)
 
 
-SHOWN = ("verbosity", "erosion")
-"""The measures of the table, in the paper's order (Table 2)."""
-
-
-def _cell(mean: float | None, sd: float | None) -> str:
-    return "n/a" if mean is None else f"{mean:.4f}" + ("" if sd is None else f" ± {sd:.4f}")
-
-
-def _row(label: str, summary: "GroupSummary") -> list[str]:
-    """A table row: HEAD erosion and verbosity (mean ± sd), their median slopes, the shares rising."""
-    return [label, str(summary.repositories),
-            *(_cell(summary.head[key].mean, summary.head[key].sd) for key in SHOWN),
-            *(_cell(summary.slope[key].median, None) for key in SHOWN),
-            *("n/a" if summary.rising[key] is None else f"{summary.rising[key]:.0%}" for key in SHOWN)]
-
-
 def _print(result: "PanelResult") -> None:
+    """One row per tier and one for the whole panel."""
     from rich.table import Table
-    table = Table("tier", "repositories", "HEAD verbosity", "HEAD erosion", "median verbosity slope",
-                  "median erosion slope", "verbosity rising", "erosion rising")
-    for tier, summary in result.tiers.items():
-        table.add_row(*_row(tier, summary))
-    table.add_row(*_row("panel", result.panel))
+
+    from scbench.history.text import COLUMNS, cells
+    table = Table("tier", *COLUMNS, title="HEAD figures (last), slopes per commit, share of repositories rising")
+    for tier, summary in [*result.tiers.items(), ("panel", result.panel)]:
+        table.add_row(tier, *cells(summary))
     stdout_console().print(table)
 
 

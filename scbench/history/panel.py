@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from scbench.history.git import Commit
 from scbench.history.model import TRENDED, Dropped, HistoryResult, Trend
@@ -69,12 +69,13 @@ class RepositorySummary(Model):
 
 
 class GroupSummary(Model):
-    """Repositories of a tier, or of the whole panel: for each measure the spread of HEAD's figures
-    (``head``), of the slopes per commit, of the first-to-last changes, and the share of repositories whose
-    slope is above zero (``rising``; ``None`` with no repository measured)."""
+    """Trajectories of a group (the repositories of a tier or of the whole panel, an agent's runs): for each
+    measure the spread of the last figures (a repository's HEAD, a run's last checkpoint) (``last``), of the
+    slopes (per sampled commit, per checkpoint), of the first-to-last changes, and the share of trajectories
+    whose slope is above zero (``rising``; ``None`` with none measured)."""
 
-    repositories: int
-    head: dict[str, Spread]
+    trajectories: int
+    last: dict[str, Spread]
     slope: dict[str, Spread]
     change: dict[str, Spread]
     rising: dict[str, float | None]
@@ -91,6 +92,21 @@ class PanelResult(Model):
     panel: GroupSummary
 
 
+class NotAPanelResult(Exception):
+    """A file given as a panel's result is not one."""
+
+
+def read_result(path: Path) -> PanelResult:
+    """The panel result in ``path`` (``scbench calibrate``'s ``panel.json``); raises :class:`NotAPanelResult`
+    when it does not follow its schema."""
+    try:
+        return PanelResult.model_validate_json(path.read_bytes())
+    except ValidationError as error:
+        raise NotAPanelResult(f"{path}: not a panel result (scbench calibrate's panel.json): "
+                              f"{error.error_count()} schema error(s), first: {error.errors()[0]['msg']} at "
+                              f"{'.'.join(map(str, error.errors()[0]['loc']))}") from None
+
+
 def load_panel(path: Path) -> Panel:
     """The panel in ``path`` (YAML), repository paths resolved against its directory. Raises OSError,
     ``yaml.YAMLError`` and pydantic's ``ValidationError``."""
@@ -105,16 +121,17 @@ def summarise(entry: PanelRepository, result: HistoryResult) -> RepositorySummar
                              points=len(result.points), dropped=len(result.dropped), trends=result.trends)
 
 
-def group(summaries: list[RepositorySummary]) -> GroupSummary:
-    """The :class:`GroupSummary` of ``summaries`` (those without a point count in ``repositories`` only)."""
-    measured = [summary.trends for summary in summaries if summary.trends]
+def group(trajectories: list[dict[str, Trend]]) -> GroupSummary:
+    """The :class:`GroupSummary` of the trends of ``trajectories`` (those without a trend, nothing measured,
+    count in ``trajectories`` only)."""
+    measured = [trends for trends in trajectories if trends]
 
     def spread(of: Callable[[Trend], float | None]) -> dict[str, Spread]:
         return {key: Spread.of([value for trends in measured if (value := of(trends[key])) is not None])
                 for key in TRENDED}
     return GroupSummary(
-        repositories=len(summaries), head=spread(lambda trend: trend.last), slope=spread(lambda trend: trend.slope),
-        change=spread(lambda trend: trend.change),
+        trajectories=len(trajectories), last=spread(lambda trend: trend.last),
+        slope=spread(lambda trend: trend.slope), change=spread(lambda trend: trend.change),
         rising={key: sum(trends[key].rising for trends in measured) / len(measured) if measured else None
                 for key in TRENDED})
 
@@ -137,5 +154,5 @@ def calibrate(panel: Panel, out: Path, jobs: int | None = None,
                  for entry in panel.repositories]
     tiers = {entry.tier: None for entry in panel.repositories}
     return PanelResult(commits=panel.commits, seed=panel.seed, language=panel.language, repositories=summaries,
-                       tiers={tier: group([s for s in summaries if s.tier == tier]) for tier in tiers},
-                       panel=group(summaries))
+                       tiers={tier: group([s.trends for s in summaries if s.tier == tier]) for tier in tiers},
+                       panel=group([s.trends for s in summaries]))

@@ -64,9 +64,11 @@ def measure_commit(repository: Path, commit: Commit, language: str) -> dict | Dr
     return {**report.scalars(), "skipped_files": len(report.skipped)}
 
 
-def trend(values: list[float]) -> Trend:
-    """The trend of ``values`` (at least one), taken at points 1, 2, ... (:class:`Trend`)."""
-    slope = statistics.linear_regression(range(1, len(values) + 1), values).slope if len(values) > 1 else None
+def trend(values: list[float], at: list[int] | None = None) -> Trend:
+    """The trend of ``values`` (at least one), taken at points ``at`` (default 1, 2, ...; an agent's
+    checkpoint numbers) (:class:`Trend`)."""
+    places = at or range(1, len(values) + 1)
+    slope = statistics.linear_regression(places, values).slope if len(values) > 1 else None
     return Trend(slope=slope, first=values[0], last=values[-1], change=values[-1] - values[0],
                  rising=slope is not None and slope > 0)
 
