@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import scbench
+from conftest import ROOT, scbench
+from scbench.history.panel import load_panel, read_result
 
 F = "def f(x):\n    return x\n"
 """f: CC 1, SLOC 2, mass sqrt(2); nothing flagged."""
@@ -230,3 +231,13 @@ def test_a_bad_panel_is_a_usage_error(repo, tmp_path, panel, message):
     done = scbench("calibrate", path, "--out", tmp_path / "out")
     assert done.returncode == 2
     assert message in done.stderr
+
+
+def test_the_shipped_panel_result_is_the_shipped_panel_measured():
+    panel = load_panel(ROOT / "calibration/panel.yaml")
+    result = read_result(ROOT / "calibration/results/panel.json")
+    assert len(panel.repositories) >= 12
+    assert [(r.name, r.tier) for r in result.repositories] == [(r.name, r.tier) for r in panel.repositories]
+    assert (result.commits, result.seed, result.language) == (panel.commits, panel.seed, panel.language)
+    assert all(len(r.head) == 40 and r.points == panel.commits for r in result.repositories)
+    assert {"pallets/flask", "fastapi/fastapi"} <= {r.name for r in result.repositories}
