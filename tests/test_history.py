@@ -235,7 +235,7 @@ def test_a_bad_panel_is_a_usage_error(repo, tmp_path, panel, message):
 
 def test_the_shipped_panel_result_is_the_shipped_panel_measured():
     panel = load_panel(ROOT / "calibration/panel.yaml")
-    result = read_result(ROOT / "calibration/results/panel.json")
+    result = read_result(ROOT / "calibration/figures/panel.json")
     assert len(panel.repositories) >= 12
     assert [(r.name, r.tier) for r in result.repositories] == [(r.name, r.tier) for r in panel.repositories]
     assert (result.commits, result.seed, result.language) == (panel.commits, panel.seed, panel.language)
