@@ -108,6 +108,21 @@ def test_a_sample_keeps_the_newest_commit_and_draws_the_rest_with_the_seed(repo)
     assert [p["commit"] for p in _history(path, "--commits", "1")["points"]] == [shas["back"]]
 
 
+def test_excluded_files_are_neither_candidates_nor_measured(repo, tmp_path):
+    path, shas = repo
+    out = tmp_path / "history.json"
+    result = _history(path, "--exclude", "b.py", "--out", out)
+    # the commit that only adds b.py is no candidate; without g, h's commit is a.py and c.py: 6 LOC, one flagged
+    assert (result["exclude"], result["candidates"]) == (["b.py"], 5)
+    assert [(p["commit"], p["loc"], p["verbose_lines"], p["erosion"]) for p in result["points"]] == [
+        (shas["f"], 2, 0, 0.0), (shas["h"], 6, 1, 0.0), (shas["back"], 6, 1, 0.0)]
+    assert [(d["commit"], d["reason"]) for d in result["dropped"]] == [(shas["broken"], "no file measured"),
+                                                                       (shas["none"], "no source file")]
+    other = scbench("history", path, "--out", out)
+    assert other.returncode == 2
+    assert "excluding ['b.py'], not of python files excluding nothing; give another --out" in other.stderr
+
+
 def test_a_measured_commit_is_never_measured_again(repo, tmp_path):
     path, shas = repo
     out = tmp_path / "history.json"
@@ -153,8 +168,8 @@ def test_a_python_file_that_is_a_link_is_left_out(tmp_path):
 @pytest.mark.parametrize(("args", "message"), [
     (["--commits", "0"], "Invalid value for '--commits' / '-n': Input should be greater than or equal to 1"),
     (["--language", "pyton"], "unknown language 'pyton'; known: "),
-    (["--language", "rust"], "no commit of HEAD's first-parent history changes a rust file (.rs); give another "
-                             "--language"),
+    (["--language", "rust"], "no commit of HEAD's first-parent history changes a rust file (*.rs); give another "
+                             "--language or --exclude"),
 ])
 def test_bad_options_are_usage_errors(repo, args, message):
     done = scbench("history", repo[0], *args)

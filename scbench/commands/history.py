@@ -41,6 +41,9 @@ def history_command(
     seed: Annotated[int, typer.Option("--seed", help="seed of the sample (same seed, same commits)")] = 0,
     language: Annotated[str, typer.Option("--language", "-l", help="language of the files measured "
                                           "(a table of scbench/quality/adapters)")] = "python",
+    exclude: Annotated[list[str] | None, typer.Option("--exclude", "-x", help="leave out the files this git "
+                                                      "pattern matches (repeatable; * matches / too: 'tests/*', "
+                                                      "'docs_src')")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="write the result here as JSON "
                                              "(scbench/schemas/history.schema.json); an existing one is "
                                              "resumed: its commits are not measured again")] = None,
@@ -49,14 +52,15 @@ def history_command(
 ) -> None:
     """Erosion and verbosity along a repository's history, as the SlopCodeBench paper calibrates agents against
     maintained repositories (section 3.3): up to --commits of the first-parent commits that change a file of
-    the language, always the newest and the others drawn with --seed, each measured from git objects (the
-    work tree is not touched), in parallel; then each measure's first and last value and least-squares
-    slope per commit. A commit whose tree has no measurable file is dropped and counted. One progress
-    line per commit on stderr. Exit 2 on a path that is not a repository or has no such commit."""
+    the language (but those --exclude matches), always the newest and the others drawn with --seed, each
+    measured from git objects (the work tree is not touched), in parallel; then each measure's first and last
+    value and least-squares slope per commit. A commit whose tree has no measurable file is dropped and
+    counted. One progress line per commit on stderr. Exit 2 on a path that is not a repository or has no
+    such commit."""
     from scbench.history.git import NotARepository
     from scbench.history.session import NoSourceCommit, Request, UnusableResult, history
     try:
-        result = history(Request(repository, commits, seed, language), out, jobs, _progress)
+        result = history(Request(repository, commits, seed, language, tuple(exclude or ())), out, jobs, _progress)
     except LookupError as error:
         raise typer.BadParameter(str(error), param_hint="--language") from None
     except UnusableResult as error:

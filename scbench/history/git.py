@@ -26,20 +26,21 @@ class Commit:
 
 
 def _git(repo: Path, *args: str) -> bytes:
-    """``git -C REPO ARGS`` 's stdout; raises ``subprocess.CalledProcessError`` (with stderr) on a failure."""
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=True).stdout
+    """``git -C REPO ARGS`` 's stdout (its stdin empty); raises ``subprocess.CalledProcessError`` (with stderr) on a
+    failure."""
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=True, input=b"").stdout
 
 
-def pathspecs(extensions: tuple[str, ...]) -> list[str]:
-    """The pathspecs of files with one of ``extensions`` (``.py``) in any directory (``*`` matches ``/``)."""
-    return [f"*{extension}" for extension in extensions]
+def pathspecs(extensions: tuple[str, ...], exclude: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The pathspecs of files with one of ``extensions`` (``.py``) in any directory, but those ``exclude``
+    matches (git's wildcards, ``*`` matching ``/`` too: ``tests/*``, ``docs_src``)."""
+    return (*(f"*{extension}" for extension in extensions), *(f":(exclude){pattern}" for pattern in exclude))
 
 
-def source_commits(repo: Path, extensions: tuple[str, ...]) -> list[Commit]:
-    """The commits of HEAD's first-parent line that add, change or remove a file with one of ``extensions``,
-    oldest first (a merge counts by its change against its first parent)."""
-    log = _git(repo, "log", "--first-parent", "--reverse", "--format=%H %cI", "HEAD", "--",
-               *pathspecs(extensions)).decode()
+def source_commits(repo: Path, specs: tuple[str, ...]) -> list[Commit]:
+    """The commits of HEAD's first-parent line that add, change or remove a file ``specs`` (:func:`pathspecs`)
+    match, oldest first (a merge counts by its change against its first parent)."""
+    log = _git(repo, "log", "--first-parent", "--reverse", "--format=%H %cI", "HEAD", "--", *specs).decode()
     return [Commit(*line.split(" ", 1)) for line in log.splitlines()]
 
 
@@ -49,16 +50,15 @@ def _regular(member: tarfile.TarInfo, target: str) -> tarfile.TarInfo | None:
     return tarfile.data_filter(member, target) if member.isfile() or member.isdir() else None
 
 
-def export(repo: Path, sha: str, extensions: tuple[str, ...], target: Path) -> int:
-    """Write commit ``sha``'s files with one of ``extensions`` under ``target`` (as in its tree; symbolic links
-    left out). Returns how many such files its tree holds (0: nothing written)."""
-    names = _git(repo, "ls-tree", "-r", "-z", "--name-only", sha).decode(errors="surrogateescape").split("\0")
-    sources = sum(1 for name in names if name.endswith(extensions))
-    if not sources:
-        return 0
-    archive = _git(repo, "archive", "--format=tar", sha, "--", *pathspecs(extensions))
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(target, filter=_regular)
+def export(repo: Path, sha: str, specs: tuple[str, ...], target: Path) -> int:
+    """Write commit ``sha``'s files that ``specs`` (:func:`pathspecs`) match under ``target`` (as in its tree;
+    symbolic links left out). Returns how many such files its tree holds (0: nothing written)."""
+    empty = _git(repo, "hash-object", "-t", "tree", "--stdin").decode().strip()
+    sources = _git(repo, "diff-tree", "-r", "-z", "--name-only", empty, sha, "--", *specs).count(b"\0")
+    if sources:
+        archive = _git(repo, "archive", "--format=tar", sha, "--", *specs)
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(target, filter=_regular)
     return sources
 
 

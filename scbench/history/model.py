@@ -61,12 +61,14 @@ class Trend(Model):
 
 class HistoryResult(Model):
     """A repository's history measured: where and at which HEAD, what was asked (``commits``, ``seed``,
-    ``language``), how many first-parent commits change a source file (``candidates``), the points (oldest
-    first), the commits dropped, and the trend of each of :data:`TRENDED` (none without points)."""
+    ``language``, the patterns of files left out: ``exclude``), how many first-parent commits change a measured
+    file (``candidates``), the points (oldest first), the commits dropped, and the trend of each of
+    :data:`TRENDED` (none without points)."""
 
     repository: str
     head: str
     language: str
+    exclude: list[str] = []
     commits: int
     seed: int
     candidates: int

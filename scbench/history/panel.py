@@ -22,11 +22,12 @@ class Model(BaseModel):
 
 class PanelRepository(Model):
     """A repository of the panel: its name (``owner/name``), its git directory (relative to the panel file,
-    work tree or bare) and its tier."""
+    work tree or bare), its tier, and the patterns of files left out (``scbench history --exclude``)."""
 
     name: str = Field(pattern=r"^[\w.-]+/[\w.-]+$")
     path: Path
     tier: str
+    exclude: list[str] = []
 
 
 class Panel(Model):
@@ -148,10 +149,10 @@ def calibrate(panel: Panel, out: Path, jobs: int | None = None,
     :func:`result_file`, so a re-run measures only what is missing), then summarise; ``on_measured`` gets the
     repository's name with each commit. Raises what :func:`history` raises."""
     out.mkdir(parents=True, exist_ok=True)
-    summaries = [summarise(entry, history(Request(entry.path, panel.commits, panel.seed, panel.language),
-                                          result_file(out, entry), jobs,
-                                          lambda commit, figures, name=entry.name: on_measured(name, commit, figures)))
-                 for entry in panel.repositories]
+    summaries = [summarise(entry, history(
+        Request(entry.path, panel.commits, panel.seed, panel.language, tuple(entry.exclude)), result_file(out, entry),
+        jobs, lambda commit, figures, name=entry.name: on_measured(name, commit, figures)))
+        for entry in panel.repositories]
     tiers = {entry.tier: None for entry in panel.repositories}
     return PanelResult(commits=panel.commits, seed=panel.seed, language=panel.language, repositories=summaries,
                        tiers={tier: group([s.trends for s in summaries if s.tier == tier]) for tier in tiers},

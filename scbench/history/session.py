@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from scbench.history.git import Commit, export, head, source_commits
+from scbench.history.git import Commit, export, head, pathspecs, source_commits
 from scbench.history.model import TRENDED, Dropped, HistoryPoint, HistoryResult, Trend
 from scbench.paths import owned_tempdir, release
 from scbench.quality.languages import languages
@@ -32,12 +32,18 @@ class NoSourceCommit(Exception):
 @dataclass(frozen=True)
 class Request:
     """What to measure: the repository (work tree or bare), at most ``commits`` commits drawn with ``seed``,
-    files of ``language`` (a name of :func:`scbench.quality.languages.languages`)."""
+    files of ``language`` (a name of :func:`scbench.quality.languages.languages`) but those ``exclude`` matches
+    (:func:`~scbench.history.git.pathspecs`)."""
 
     repository: Path
     commits: int
     seed: int
     language: str
+    exclude: tuple[str, ...] = ()
+
+    def specs(self) -> tuple[str, ...]:
+        """The pathspecs of the files measured; raises LookupError for an unknown language."""
+        return pathspecs(languages().get(self.language).table.extensions, self.exclude)
 
 
 def sample(commits: list[Commit], count: int, seed: int) -> list[Commit]:
@@ -50,13 +56,13 @@ def sample(commits: list[Commit], count: int, seed: int) -> list[Commit]:
     return [commits[index] for index in sorted(drawn)] + [commits[-1]]
 
 
-def measure_commit(repository: Path, commit: Commit, language: str) -> dict | Dropped:
-    """The quality report's scalars of ``commit``'s files of ``language`` (and ``skipped_files``), read from
-    git objects into a temporary directory; a :class:`Dropped` when it has none or none can be measured."""
+def measure_commit(request: Request, commit: Commit) -> dict | Dropped:
+    """The quality report's scalars of ``commit``'s files that ``request`` measures (and ``skipped_files``), read
+    from git objects into a temporary directory; a :class:`Dropped` when it has none or none can be measured."""
     directory = owned_tempdir("scbench-history-")
     try:
-        exported = export(repository, commit.sha, languages().get(language).table.extensions, directory)
-        report = measure(directory, language) if exported else None
+        exported = export(request.repository, commit.sha, request.specs(), directory)
+        report = measure(directory, request.language) if exported else None
     finally:
         release(directory)
     if report is None or not report.files:
@@ -73,9 +79,9 @@ def trend(values: list[float], at: list[int] | None = None) -> Trend:
                  rising=slope is not None and slope > 0)
 
 
-def previous_result(out: Path | None, language: str) -> HistoryResult | None:
+def previous_result(out: Path | None, request: Request) -> HistoryResult | None:
     """The result in ``out`` to resume from (``None`` without one); raises :class:`UnusableResult` when the file
-    is something else or measured another language."""
+    is something else or measured other files (another language or exclusions)."""
     if out is None or not out.exists():
         return None
     try:
@@ -83,9 +89,10 @@ def previous_result(out: Path | None, language: str) -> HistoryResult | None:
     except ValidationError as error:
         raise UnusableResult(f"{out} exists and is not a history result ({error.error_count()} schema errors); "
                              "give another --out or remove it") from None
-    if previous.language != language:
-        raise UnusableResult(f"{out} holds a history of {previous.language} files, not {language}; "
-                             "give another --out") from None
+    if (previous.language, tuple(previous.exclude)) != (request.language, request.exclude):
+        raise UnusableResult(f"{out} holds a history of {previous.language} files excluding "
+                             f"{list(previous.exclude) or 'nothing'}, not of {request.language} files excluding "
+                             f"{list(request.exclude) or 'nothing'}; give another --out") from None
     return previous
 
 
@@ -114,7 +121,8 @@ class _Tally:
                   for number, (commit, figures) in enumerate(_kept(done), start=1)]
         return HistoryResult(
             repository=str(self.request.repository), head=self.head, language=self.request.language,
-            commits=self.request.commits, seed=self.request.seed, candidates=self.candidates, points=points,
+            exclude=list(self.request.exclude), commits=self.request.commits, seed=self.request.seed,
+            candidates=self.candidates, points=points,
             dropped=[figures for _, figures in done if isinstance(figures, Dropped)], trends=_trends(points))
 
 
@@ -143,17 +151,17 @@ def history(request: Request, out: Path | None = None, jobs: int | None = None,
     rewritten after each commit and ``on_measured`` called with its figures. Raises
     :class:`~scbench.history.git.NotARepository`, :class:`NoSourceCommit`, :class:`UnusableResult`, and
     LookupError for an unknown language."""
-    extensions = languages().get(request.language).table.extensions
+    specs = request.specs()
     tip = head(request.repository)
-    candidates = source_commits(request.repository, extensions)
+    candidates = source_commits(request.repository, specs)
     if not candidates:
         raise NoSourceCommit(f"{request.repository}: no commit of HEAD's first-parent history changes a "
-                             f"{request.language} file ({', '.join(extensions)}); give another --language")
+                             f"{request.language} file ({' '.join(specs)}); give another --language or --exclude")
     tally = _Tally(request, tip, len(candidates), sample(candidates, request.commits, request.seed),
-                   _known(previous_result(out, request.language)))
+                   _known(previous_result(out, request)))
     todo = [commit for commit in tally.chosen if commit.sha not in tally.measured]
     with ProcessPoolExecutor(max_workers=jobs or os.cpu_count()) as pool:
-        futures = {pool.submit(measure_commit, request.repository, commit, request.language): commit
+        futures = {pool.submit(measure_commit, request, commit): commit
                    for commit in todo}
         for future in as_completed(futures):
             tally.measured[futures[future].sha] = future.result()
