@@ -13,9 +13,11 @@ import typer
 from scbench.commands.batch import batch
 from scbench.commands.bless import bless
 from scbench.commands.cache import cache
+from scbench.commands.calibrate import calibrate_command
 from scbench.commands.check import check_command
 from scbench.commands.compile import compile_command
 from scbench.commands.eval import eval_command
+from scbench.commands.history import history_command
 from scbench.commands.lint import lint
 from scbench.commands.metrics import metrics
 from scbench.commands.new import new
@@ -54,3 +56,5 @@ app.add_typer(sandbox_app, name="sandbox")
 app.command("run")(run)
 app.command("report")(report)
 app.command("batch")(batch)
+app.command("history")(history_command)
+app.command("calibrate")(calibrate_command)

@@ -10,6 +10,8 @@ from pydantic import BaseModel
 
 from scbench.batch.plan import Plan
 from scbench.batch.summary import BatchSummary
+from scbench.history.model import HistoryResult
+from scbench.history.panel import Panel, PanelResult
 from scbench.paths import SCHEMAS
 from scbench.problem.model import CaseFile, ProblemConfig
 from scbench.report.model import Report
@@ -25,10 +27,14 @@ DOCUMENTS: dict[str, type[BaseModel]] = {
     "report": Report,
     "batch-plan": Plan,
     "batch-summary": BatchSummary,
+    "history": HistoryResult,
+    "panel": Panel,
+    "calibration": PanelResult,
 }
 """Schema file stem -> model: the author-facing documents, ``results.json``, a run directory's
 ``run.json`` and ``usage.json``, ``scbench report --json``, and ``scbench batch``'s plan and
-``summary.json``."""
+``summary.json``, ``scbench history``'s result,
+``scbench calibrate``'s panel and its result."""
 
 
 def schema_of(model: type[BaseModel]) -> dict:

@@ -16,13 +16,18 @@ def report(
                                               "HTML page")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the report as JSON "
                                            "(scbench/schemas/report.schema.json) instead of tables")] = False,
+    calibration: Annotated[Path | None, typer.Option("--calibration", exists=True, dir_okay=False,
+                                                     help="a human panel's result (scbench calibrate's "
+                                                          "panel.json) shown beside the agents")] = None,
 ) -> None:
     """Trajectories like the SlopCodeBench paper reports them: Table 1 per (agent, model, prompt)
     (strict, isolated, core and partial over fixed denominators, $ and minutes per checkpoint,
     erosion and verbosity with spread and n), the progress phases, the degradation curves, callable
-    growth and regression onset. Tables on stdout; exit 2 on a directory that is not a run."""
+    growth and regression onset; with --calibration, the human panel's HEAD figures, slopes and shares rising
+    beside each agent's. Tables on stdout; exit 2 on a directory that is not a run."""
     from pydantic import ValidationError
 
+    from scbench.history.panel import NotAPanelResult
     from scbench.report.report import build_report
     from scbench.report.terminal import print_report
     if html is not None and importlib.util.find_spec("matplotlib") is None:
@@ -32,7 +37,9 @@ def report(
     if missing:
         raise typer.BadParameter(f"not a run directory (no run.json): {', '.join(missing)}", param_hint="RUN_DIRS")
     try:
-        built = build_report(run_dirs)
+        built = build_report(run_dirs, calibration)
+    except NotAPanelResult as error:
+        raise typer.BadParameter(str(error), param_hint="--calibration") from None
     except ValidationError as error:
         raise typer.BadParameter(f"a run directory's files do not follow their schema: {error}",
                                  param_hint="RUN_DIRS") from None

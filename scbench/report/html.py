@@ -3,8 +3,8 @@
 No script and nothing fetched: styles inline, plots inline SVG (:mod:`scbench.report.plots`), a
 Content-Security-Policy that forbids every request, so the page opens the same offline. It shows
 Table 1 with the reasons for missing values, the phases, the degradation curves per problem and per
-phase, callable growth, regression onsets, and the runs side by side with a drill-down per
-checkpoint (prompt, usage, diff summary, failing cases, quality deltas).
+phase, callable growth, regression onsets, the human calibration table (``--calibration``), and the runs
+side by side with a drill-down per checkpoint (prompt, usage, diff summary, failing cases, quality deltas).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jinja2
 
+from scbench.history import text as calibration
 from scbench.report import text
 from scbench.report.figures import groups
 from scbench.report.model import MEASURES, Report
@@ -46,4 +47,4 @@ def render_html(report: Report) -> str:
     return environment.get_template("report.html.j2").render(
         report=report, text=text, measures=MEASURES, notes=missing_notes(report.table),
         uncontained=uncontained_notes(report.runs), plots=plots,
-        prompts=_prompts(report), failing_shown=FAILING_SHOWN)
+        prompts=_prompts(report), failing_shown=FAILING_SHOWN, calibration=calibration)

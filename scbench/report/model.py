@@ -14,6 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from scbench.history.panel import GroupSummary
+
 Phase = Literal["Start", "Early", "Mid", "Late", "Final"]
 PHASES: tuple[Phase, ...] = ("Start", "Early", "Mid", "Late", "Final")
 INTERIOR: tuple[Phase, ...] = ("Early", "Mid", "Late")
@@ -222,8 +224,29 @@ class RegressionOnset(Model):
     changed_files: list[str]
 
 
+class AgentCalibration(Model):
+    """The trajectories of one (agent, model, prompt) summarised as a panel's repositories are: last
+    checkpoint's figures, slopes per checkpoint, changes, share rising (erosion, verbosity and LOC over the
+    graded checkpoints of each run)."""
+
+    agent: str
+    model: str | None
+    prompt: str
+    summary: GroupSummary
+
+
+class Calibration(Model):
+    """``--calibration``: the human panel (``scbench calibrate``'s result at ``panel``: each tier's figures and
+    the whole panel's, key ``panel``) beside each agent's (the paper's Table 2 and slope comparison)."""
+
+    panel: str
+    humans: dict[str, GroupSummary]
+    agents: list[AgentCalibration]
+
+
 class Report(Model):
-    """``scbench report --json``: every run, Table 1, the phases, callable growth and regression onsets."""
+    """``scbench report --json``: every run, Table 1, the phases, callable growth and regression onsets, and
+    with ``--calibration`` the human panel beside the agents."""
 
     scbench: str
     runs: list[RunSummary]
@@ -231,3 +254,4 @@ class Report(Model):
     phases: list[PhaseRow]
     growth: list[CallableGrowth]
     onsets: list[RegressionOnset]
+    calibration: Calibration | None = None

@@ -6,8 +6,9 @@ from rich.console import Console
 from rich.table import Table
 
 from scbench.harness.failures import NOT_THE_AGENT
+from scbench.history import text as calibration_text
 from scbench.report import text
-from scbench.report.model import MEASURES, Figures, Report, RunSummary, TableRow
+from scbench.report.model import MEASURES, Calibration, Figures, Report, RunSummary, TableRow
 
 MARK = {True: "yes", False: "no"}
 
@@ -82,8 +83,22 @@ def run_table(run: RunSummary) -> Table:
     return table
 
 
+def calibration_table(calibration: Calibration) -> Table:
+    """The human panel's tiers and whole beside each agent: last figures (HEAD, last checkpoint), median
+    slopes (per commit, per checkpoint), shares rising."""
+    table = Table("humans (tier) / agent / model / prompt", *calibration_text.COLUMNS,
+                  title=f"Human calibration ({calibration.panel}): repositories' HEAD and slopes per commit beside "
+                        "agents' last checkpoint and slopes per checkpoint")
+    for tier, summary in calibration.humans.items():
+        table.add_row(f"humans: {tier}", *calibration_text.cells(summary))
+    for agent in calibration.agents:
+        table.add_row(text.row_name(agent.agent, agent.model, agent.prompt), *calibration_text.cells(agent.summary))
+    return table
+
+
 def print_report(console: Console, report: Report) -> None:
-    """Table 1 with its notes, the phases, each run, the top growing callables and regression onsets."""
+    """Table 1 with its notes, the phases, each run, the top growing callables and regression onsets, and the
+    calibration table when there is one."""
     console.print(table_1(report))
     for note in missing_notes(report.table):
         console.print(f"  missing: {note}", highlight=False)
@@ -100,3 +115,5 @@ def print_report(console: Console, report: Report) -> None:
     for onset in report.onsets:
         console.print(f"regression onset: {onset.run} checkpoint_{onset.number}: {', '.join(onset.cases)} "
                       f"(changed: {', '.join(onset.changed_files) or 'nothing'})", highlight=False)
+    if report.calibration:
+        console.print(calibration_table(report.calibration))
