@@ -2,13 +2,12 @@
 
 import dataclasses
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scbench.commands.common import load_bundle
+from scbench.commands.common import load_bundle, stdout_console
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -38,18 +37,15 @@ def lint(
     """Lint a problem against the design rules: specs that leak internals, a language or the tests,
     and weak cases (no expectation, duplicates, accept-anything, no error cases, unused data).
     Findings go to stdout. Exits 1 when any finding is an error, 2 when the problem does not compile."""
-    from rich.console import Console
-
     from scbench.lint.examples import check_examples
     from scbench.lint.problem import lint_problem
     from scbench.problem.diagnostics import from_here
-    console = Console(width=None if sys.stdout.isatty() else 120)
     bundle = load_bundle(problem)
     findings = sorted(lint_problem(problem, bundle) + (check_examples(problem, bundle) if examples else []))
     if json_out:
         typer.echo(json.dumps([dataclasses.asdict(finding) for finding in findings], indent=2))
     else:
-        print_findings(console, [dataclasses.replace(finding, file=from_here(finding.file, problem))
+        print_findings(stdout_console(), [dataclasses.replace(finding, file=from_here(finding.file, problem))
                                  for finding in findings])
     if any(finding.severity == "error" for finding in findings):
         raise typer.Exit(1)

@@ -6,6 +6,8 @@ from typing import Annotated
 
 import typer
 
+from scbench.commands.common import stdout_console
+
 
 def metrics(
     path: Annotated[Path, typer.Argument(exists=True, help="Snapshot directory (or one file) to measure.")],
@@ -21,8 +23,6 @@ def metrics(
     callables by mass, rule matches, clone pairs. Skips node_modules, .venv, target and hidden directories.
     Exits 1 when there is no file to measure.
     """
-    from rich.console import Console
-
     from scbench.quality.measure import measure
     from scbench.quality.report import render
     try:
@@ -38,4 +38,4 @@ def metrics(
     if json_out:
         typer.echo(json.dumps(report.to_dict(), indent=2))
     else:
-        render(report, Console())
+        render(report, stdout_console())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 
@@ -37,3 +39,11 @@ def test_a_problem_that_does_not_compile_exits_2() -> None:
     done = lint(str(FIXTURES / "no_such_problem"))
     assert done.returncode == 2
     assert "no such problem directory" in done.stderr
+
+
+def test_a_finding_under_a_long_path_stays_on_one_line(tmp_path) -> None:
+    deep = tmp_path.joinpath(*["a_directory_name_long_enough_to_pass_any_console_width"] * 3, "kv")
+    shutil.copytree(FIXTURES / "kv", deep)
+    (deep / "data/docs/unread.txt").write_text("no case reads this\n")
+    lines = lint(str(deep)).stdout.splitlines()
+    assert f"{os.path.relpath(deep, ROOT)}/data/docs/unread.txt: warning[unused-data]: docs/unread.txt" in lines
