@@ -29,6 +29,9 @@ from scbench.results import CaseResult, RunResults
 from scbench.run.tracks import SetupError
 
 MEASURED = 64
+JOIN_SLICE = 0.1
+"""Seconds the calling thread waits on a worker at a time: the kernel may hand Ctrl-C to a worker thread, and
+Python runs the handler (raising ``KeyboardInterrupt``) only when the calling thread next runs Python code."""
 """Quality reports a scheduler keeps, newest first: jobs finish about in plan order, so a job's
 previous snapshot was measured as the job before's solution a moment ago."""
 
@@ -99,7 +102,8 @@ class Scheduler:
     @staticmethod
     def _join(threads: list[threading.Thread]) -> None:
         for thread in threads:
-            thread.join()
+            while thread.is_alive():
+                thread.join(JOIN_SLICE)
 
     def _stop(self, failure: BaseException | None = None) -> None:
         with self.lock:

@@ -168,7 +168,10 @@ def test_a_sigkilled_run_leaves_nothing_running_after_its_next_start(tmp_path, l
             f"{{python}} {SCRIPTED} {{snapshots}} {{checkpoint}} --stall-at 1 {stall}", "--snapshots", str(REFERENCES),
             "--out", str(tmp_path / "run"), "--sandbox", level, "--uncontained"]
     before = _containers() if level == "docker" else set()
-    process = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # a temporary directory of its own: any other scbench starting meanwhile (another test) removes stale areas
+    (tmp_path / "tmp").mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp_path / "tmp")}
+    process = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     while not (agents := processes_with(marker)):
         assert process.poll() is None, process.stderr.read()
         time.sleep(0.05)
@@ -180,7 +183,7 @@ def test_a_sigkilled_run_leaves_nothing_running_after_its_next_start(tmp_path, l
         assert _eventually_gone(marker) == []
     assert area.is_dir() and area.with_suffix(".lock").exists()
     (tmp_path / "stall").unlink()
-    done = scbench(*argv[3:], "--resume")
+    done = scbench(*argv[3:], "--resume", env=env)
     assert done.returncode == 0, done.stderr
     assert processes_with(marker) == []
     assert (area.exists(), area.with_suffix(".lock").exists()) == (False, False)
