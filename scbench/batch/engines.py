@@ -13,7 +13,8 @@ from scbench.evaluate.session import default_jobs
 
 @dataclass(frozen=True)
 class Engine:
-    """``run(jobs, bundles, workers, hooks, address)`` runs every job and reports through the hooks;
+    """``run(jobs, bundles, workers, hooks, address)`` runs every job, reports through the hooks and returns the
+    cores the cases could use;
     ``unavailable()`` says why it cannot be used here (``""`` when it can); ``workers()`` is the
     default number of cases run at once (per machine for local, per task for Ray)."""
 

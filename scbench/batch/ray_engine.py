@@ -99,10 +99,10 @@ def _connect(ray, address: str | None) -> None:
 
 
 def run_ray(jobs: list[Job], bundles: dict[str, Bundle], workers: int, hooks: Hooks,
-            address: str | None = None) -> None:
+            address: str | None = None) -> int:
     """The Ray engine: every job as a task of ``workers`` CPUs on the cluster at ``address``
     (``None``: ``RAY_ADDRESS``, else a cluster started on this machine, else a new local one).
-    Interrupted, it cancels the tasks not finished and re-raises. Raises
+    Returns the cluster's CPUs. Interrupted, it cancels the tasks not finished and re-raises. Raises
     :class:`ClusterUnreachable`."""
     import ray
     _connect(ray, address)
@@ -113,6 +113,7 @@ def run_ray(jobs: list[Job], bundles: dict[str, Bundle], workers: int, hooks: Ho
                                                                   pack(job.previous)), workers): job for job in jobs}
         nodes = _collect(ray, pending, hooks)
         hooks.note(f"ray: {len(jobs)} evaluation(s) ran on {len(nodes)} node(s) of the cluster")
+        return int(ray.cluster_resources().get("CPU", workers))
     finally:
         ray.shutdown()
 

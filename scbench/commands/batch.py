@@ -1,5 +1,6 @@
 """The ``scbench batch`` command: resolve the plan, run what is not current, print the summary."""
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -48,13 +49,15 @@ def batch(
     from scbench.batch.ray_engine import ClusterUnreachable
     from scbench.batch.session import Batch
     from scbench.batch.store import Store
+    from scbench.results import Floor
     console = stderr_console()
     _usable_engine(engine, address, ENGINES)
     session = Batch(*_resolved(console, plan, sandbox), Store(out), rerun)
     console.print(f"{len(session.jobs)} evaluation(s): {len(session.resumed)} current in {out} (not run again), "
                   f"{len(session.pending)} to run", highlight=False)
+    started = time.monotonic()
     try:
-        _run(console, session, engine, jobs, address)
+        cores = _run(console, session, engine, jobs, address)
     except KeyboardInterrupt:
         console.print(f"[red]interrupted:[/] {len(session.outcomes)} of {len(session.pending)} evaluation(s) "
                       f"finished and written; run the same command again to finish the rest", highlight=False)
@@ -62,6 +65,9 @@ def batch(
     except ClusterUnreachable as error:
         console.print(f"[red]{error}[/]", highlight=False)
         raise typer.Exit(2) from None
+    if cores:
+        ran = (outcome.results for outcome in session.outcomes.values() if outcome.results)
+        console.print(str(Floor.of(time.monotonic() - started, ran, cores)), highlight=False)
     _report(console, stdout_console(), session, out)
 
 
@@ -101,11 +107,11 @@ def _hooks(console: "Console", bar, task) -> "Hooks":
     return Hooks(done, lambda job, result: bar.advance(task), lambda text: print_plain(console, text))
 
 
-def _run(console: "Console", session, engine: str, jobs: int | None, address: str | None) -> None:
+def _run(console: "Console", session, engine: str, jobs: int | None, address: str | None) -> int:
     total = sum(len(session.bundles[job.problem].suite(job.checkpoint)) for job in session.pending)
     with progress(console) as bar:
         task = bar.add_task(f"batch ({engine})", total=total)
-        session.run(engine, jobs, _hooks(console, bar, task), address)
+        return session.run(engine, jobs, _hooks(console, bar, task), address)
 
 
 def _report(console: "Console", stdout: "Console", session, out: Path) -> None:
