@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable
+from concurrent.futures import Executor
 from pathlib import Path
 
 import yaml
@@ -189,14 +190,14 @@ def result_file(out: Path, entry: PanelRepository) -> Path:
 
 def calibrate(panel: Panel, out: Path, jobs: int | None = None,
               on_measured: Callable[[str, Commit, dict | Dropped], None] = lambda name, commit, figures: None,
-              ) -> PanelResult:
-    """Measure every repository of ``panel`` (:func:`~scbench.history.session.history`, its result kept in
-    :func:`result_file`, so a re-run measures only what is missing), then summarise; ``on_measured`` gets the
-    repository's name with each commit. Raises what :func:`history` raises."""
+              pool: Executor | None = None) -> PanelResult:
+    """Measure every repository of ``panel`` (:func:`~scbench.history.session.history` on ``pool``, its result
+    kept in :func:`result_file`, so a re-run measures only what is missing), then summarise; ``on_measured`` gets
+    the repository's name with each commit. Raises what :func:`history` raises."""
     out.mkdir(parents=True, exist_ok=True)
     results = [history(
         Request(entry.path, panel.commits, panel.seed, panel.language, tuple(entry.exclude)), result_file(out, entry),
-        jobs, lambda commit, figures, name=entry.name: on_measured(name, commit, figures))
+        jobs, lambda commit, figures, name=entry.name: on_measured(name, commit, figures), pool)
         for entry in panel.repositories]
     summaries = [summarise(entry, result) for entry, result in zip(panel.repositories, results, strict=True)]
     tiers = {entry.tier: None for entry in panel.repositories}
