@@ -199,6 +199,11 @@ def calibrate(panel: Panel, out: Path, jobs: int | None = None,
         Request(entry.path, panel.commits, panel.seed, panel.language, tuple(entry.exclude)), result_file(out, entry),
         jobs, lambda commit, figures, name=entry.name: on_measured(name, commit, figures), pool)
         for entry in panel.repositories]
+    return panel_result(panel, results)
+
+
+def panel_result(panel: Panel, results: list[HistoryResult]) -> PanelResult:
+    """The :class:`PanelResult` of ``panel`` whose repositories' histories are ``results`` (in panel order)."""
     summaries = [summarise(entry, result) for entry, result in zip(panel.repositories, results, strict=True)]
     tiers = {entry.tier: None for entry in panel.repositories}
     return PanelResult(commits=panel.commits, seed=panel.seed, language=panel.language, repositories=summaries,

@@ -125,6 +125,10 @@ def print_report(console: Console, report: Report) -> None:
         console.print(f"regression onset: {onset.run} checkpoint_{onset.number}: {', '.join(onset.cases)} "
                       f"(changed: {', '.join(onset.changed_files) or 'nothing'})", highlight=False)
     if report.calibration:
-        console.print(calibration_table(report.calibration))
-    if report.calibration and report.calibration.band:
-        console.print(band_table(report.calibration))
+        _print_calibration(console, report.calibration)
+
+
+def _print_calibration(console: Console, calibration: Calibration) -> None:
+    console.print(calibration_table(calibration))
+    if calibration.band:
+        console.print(band_table(calibration))
