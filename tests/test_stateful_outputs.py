@@ -202,3 +202,32 @@ def test_an_http_case_input_takes_the_servers_port_and_host(problem, tmp_path):
                                 "steps": [{"request": {"path": "/"}, "expect": {"status": 200}}]}],
                      tmp_path / "results")
     assert found == {"served": []}
+
+
+def test_a_seed_database_is_built_from_statements_and_a_bad_one_is_a_located_compile_error(problem, tmp_path):
+    seed = {"sqlite": ["CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, at TEXT)",
+                       "INSERT INTO notes VALUES (1, 'it''s', '{cwd}')"]}
+    append = "import sqlite3; db = sqlite3.connect('app.db'); db.execute(\"INSERT INTO notes VALUES (2, 'b', '')\"); " \
+             "db.commit()"
+    found = failures(problem, [{
+        "id": "seeded", "files": {"app.db": seed}, "args": [append],
+        "expect": {"databases": {"app.db": {"queries": [
+            {"sql": "SELECT * FROM notes ORDER BY id",
+             "rows": [{"id": 1, "body": "it's", "at": "{cwd}"}, {"id": 2, "body": "b", "at": ""}]}]}}},
+    }], tmp_path / "results")
+    assert found == {"seeded": []}
+    (problem / "cases/checkpoint_1/core.yaml").write_text(
+        "cases:\n"
+        "  - id: bad_seed\n"
+        "    files:\n"
+        "      app.db:\n"
+        "        sqlite:\n"
+        "          - CREATE TABLE t (a)\n"
+        "          - INSERT INTO u VALUES (1)\n"
+        "    args: [pass]\n")
+    done = scbench("compile", "stateful", cwd=problem.parent)
+    assert (done.returncode, done.stderr.splitlines()) == (2, [
+        "stateful/cases/checkpoint_1/core.yaml:7: cases[0].files.app.db.sqlite[1]: the statement fails: no such "
+        "table: u",
+        "    fix: fix the SQL; statements run in order on an empty database, one statement each",
+        "1 error(s)"])

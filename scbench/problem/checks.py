@@ -11,7 +11,9 @@ import binascii
 import json
 import math
 import re
+import sqlite3
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -29,6 +31,7 @@ from scbench.problem.model import (
     JsonStdin,
     OutputExpectation,
     ProblemConfig,
+    SqliteFile,
     TarFile,
 )
 from scbench.problem.source import Unreadable, read_text
@@ -94,8 +97,20 @@ def _tar_members(spec: TarFile, path: tuple, ctx: CaseContext) -> Iterator[Findi
             yield from _base64(content, (*path, "tar", name), ctx)
 
 
+def _sqlite_statements(spec: SqliteFile, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
+    """Each statement run in order on an empty in-memory database: the first that fails is located."""
+    with closing(sqlite3.connect(":memory:")) as database:
+        for index, statement in enumerate(spec.sqlite):
+            try:
+                database.execute(statement)
+            except (sqlite3.Error, sqlite3.Warning) as error:
+                yield (*path, "sqlite", index), f"the statement fails: {error}", \
+                    "fix the SQL; statements run in order on an empty database, one statement each"
+                return
+
+
 INPUT_CHECKS: dict[type, Callable[[object, tuple, CaseContext], Iterator[Finding]]] = {
-    CopyFile: _copy_source, Base64File: _base64, TarFile: _tar_members}
+    CopyFile: _copy_source, Base64File: _base64, TarFile: _tar_members, SqliteFile: _sqlite_statements}
 """Input-file form -> its own check (forms without an entry need none)."""
 
 

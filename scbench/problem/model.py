@@ -90,6 +90,13 @@ class Directory(Strict):
     directory: Literal[True]
 
 
+class SqliteFile(Strict):
+    """An SQLite database built by scbench from SQL statements, run in order in one transaction (a seed
+    database for a program that reads or migrates one)."""
+
+    sqlite: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1, description="SQL statements, one each")
+
+
 class CopyFile(Strict):
     """A file or a whole tree copied from the problem's ``data/`` directory."""
 
@@ -108,7 +115,7 @@ class TarFile(Strict):
 
 
 InputFile = Annotated[
-    str | TextFile | JsonFile | JsonlFile | YamlFile | Base64File | CopyFile | TarFile | Directory,
+    str | TextFile | JsonFile | JsonlFile | YamlFile | Base64File | CopyFile | TarFile | Directory | SqliteFile,
     Field(description="a bare string is shorthand for {text: ...}"),
 ]
 

@@ -13,6 +13,7 @@ from scbench.problem.model import (
     JsonlFile,
     JsonStdin,
     OutputExpectation,
+    SqliteFile,
     TextFile,
     YamlFile,
     YamlStdin,
@@ -59,7 +60,7 @@ def fill_value(item: Any, values: dict[str, str]) -> Any:
 
 
 CONTENT_FIELDS: dict[type, str] = {TextFile: "text", JsonFile: "json_", YamlFile: "yaml_", JsonlFile: "jsonl",
-                                   JsonStdin: "json_", YamlStdin: "yaml_"}
+                                   SqliteFile: "sqlite", JsonStdin: "json_", YamlStdin: "yaml_"}
 """Input-file and stdin form -> the field holding the content that takes placeholders (a form without an
 entry is written as it is: base64, copy, tar, directory)."""
 

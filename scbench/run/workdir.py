@@ -6,9 +6,11 @@ import base64
 import io
 import json
 import shutil
+import sqlite3
 import tarfile
 import tempfile
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import yaml
@@ -21,6 +23,7 @@ from scbench.problem.model import (
     InputFile,
     JsonFile,
     JsonlFile,
+    SqliteFile,
     TarFile,
     TextFile,
     YamlFile,
@@ -43,6 +46,13 @@ def write_tar(target: Path, spec: TarFile) -> None:
             archive.addfile(member, io.BytesIO(payload))
 
 
+def write_sqlite(target: Path, spec: SqliteFile) -> None:
+    """Build the database ``spec`` describes at ``target``: its statements in order, in one transaction."""
+    with closing(sqlite3.connect(target)) as database, database:
+        for statement in spec.sqlite:
+            database.execute(statement)
+
+
 WRITERS: dict[type, Callable[[Path, object, Path], None]] = {
     str: lambda target, spec, data: target.write_text(spec, encoding="utf-8"),
     TextFile: lambda target, spec, data: target.write_text(spec.text, encoding="utf-8"),
@@ -54,6 +64,7 @@ WRITERS: dict[type, Callable[[Path, object, Path], None]] = {
         data / spec.copy_, target),
     TarFile: lambda target, spec, data: write_tar(target, spec),
     Directory: lambda target, spec, data: target.mkdir(),
+    SqliteFile: lambda target, spec, data: write_sqlite(target, spec),
 }
 """Input-file form -> writer(target path, spec, problem data dir)."""
 
