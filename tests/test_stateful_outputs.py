@@ -231,3 +231,20 @@ def test_a_seed_database_is_built_from_statements_and_a_bad_one_is_a_located_com
         "table: u",
         "    fix: fix the SQL; statements run in order on an empty database, one statement each",
         "1 error(s)"])
+
+
+def test_bless_writes_the_working_directory_back_as_its_placeholder(problem):
+    core = problem / "cases/checkpoint_1/core.yaml"
+    core.write_text(
+        "cases:\n"
+        "  - id: where\n"
+        "    args: [\"import os, json; print(os.getcwd() + '/x'); "
+        "json.dump({'at': os.getcwd()}, open('o.json', 'w'))\"]\n"
+        "    expect:\n"
+        "      stdout: \"{cwd}/y\\n\"\n"
+        "      files: {o.json: {format: json, value: null}}\n")
+    done = scbench("bless", "stateful", "-c", 1, "--yes", cwd=problem.parent)
+    assert done.returncode == 0, done.stderr
+    expect = yaml.safe_load(core.read_text())["cases"][0]["expect"]
+    assert expect == {"stdout": "{cwd}/x\n", "files": {"o.json": {"format": "json", "value": {"at": "{cwd}"}}}}
+    assert scbench("check", "stateful", cwd=problem.parent).returncode == 0

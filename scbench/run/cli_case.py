@@ -34,7 +34,8 @@ class CliObservation:
     """What one step did: the process result (``None`` if it could not start, then
     ``error`` says why), the bytes of each expected output file (``None`` if absent), what is at each
     path that must be absent or empty (``None``: nothing), and the bytes of each expected database's files
-    (suffix -> bytes, ``None`` when the database is absent). ``step`` has its placeholders filled."""
+    (suffix -> bytes, ``None`` when the database is absent). ``step`` has its placeholders filled from
+    ``placeholders`` (name -> value: ``cwd``, ``data``)."""
 
     step: CliStep
     result: process.ProcessResult | None
@@ -42,6 +43,7 @@ class CliObservation:
     error: str = ""
     paths: dict[str, Found | None] = field(default_factory=dict)
     databases: dict[str, dict[str, bytes] | None] = field(default_factory=dict)
+    placeholders: dict[str, str] = field(default_factory=dict)
 
     @property
     def duration(self) -> float:
@@ -63,11 +65,12 @@ def _database(work: Path, name: str) -> dict[str, bytes] | None:
     return {suffix: data for suffix, data in found.items() if data is not None} if found[""] is not None else None
 
 
-def _observed(step: CliStep, result: process.ProcessResult, work: Path) -> CliObservation:
+def _observed(step: CliStep, result: process.ProcessResult, work: Path, values: dict[str, str]) -> CliObservation:
     expect = step.expect
     return CliObservation(step, result, {name: _read(work, name) for name in expect.files},
                           paths={name: found(work, name) for name in [*expect.absent, *expect.empty]},
-                          databases={name: _database(work, name) for name in expect.databases})
+                          databases={name: _database(work, name) for name in expect.databases},
+                          placeholders=values)
 
 
 def _run_step(step: CliStep, case: CliCase, ctx: RunContext, dirs: CaseDirs, values: dict[str, str]) -> CliObservation:
@@ -83,7 +86,7 @@ def _run_step(step: CliStep, case: CliCase, ctx: RunContext, dirs: CaseDirs, val
         result = ctx.sandbox.exec(argv, dirs.work, env, dirs.root, stdin, step.timeout)
     except OSError as error:
         return CliObservation(step, None, {}, f"cannot start {argv[0]!r}: {error.strerror or error}")
-    return _observed(step, result, dirs.work)
+    return _observed(step, result, dirs.work, values)
 
 
 def run_cli_case(case: CliCase, ctx: RunContext) -> list[CliObservation]:
