@@ -33,6 +33,7 @@ from pathlib import Path
 from agreement import Theirs, run_their_suite
 
 from scbench.run.tracks import prepare
+from scbench.sandbox.registry import choose
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEM = "code_search"
@@ -71,17 +72,21 @@ def theirs_once(theirs: Theirs, number: int, solution, harness, scratch: Path) -
     return wall, sum(map(float, times.read_text().split())), len(outcomes)
 
 
-def ours_once(number: int, solution, sandbox: str, scratch: Path) -> tuple[float, float, int]:
-    """(wall, solution process time, cases) of an ``scbench eval`` process at checkpoint ``number``."""
+def ours_once(number: int, theirs: Theirs, sandbox: str, scratch: Path) -> tuple[float, float, int]:
+    """(wall, solution process time, cases) of an ``scbench eval`` process at checkpoint ``number``, on their
+    reference set up for the ``sandbox`` level (a docker level's environment is the image's, not the host's)."""
+    solution = prepare(theirs.root / "solutions" / f"checkpoint_{number}", "python", theirs.config["entry_file"],
+                       choose(sandbox))
+    out = scratch / f"ours-{sandbox}"
     argv = [sys.executable, "-m", "scbench", "eval", str(ROOT / "problems" / PROBLEM), "-c", str(number),
             "-s", str(solution.directory), "--entry", shlex.join(solution.entry), "-j", "1", "--sandbox", sandbox,
-            "--out", str(scratch / "ours")]
+            "--out", str(out)]
     started = time.perf_counter()
     done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
-    if not (scratch / "ours" / "results.json").exists():
+    if not (out / "results.json").exists():
         sys.exit(f"scbench eval wrote no results (exit {done.returncode}):\n{done.stderr}")
     wall = time.perf_counter() - started
-    results = json.loads((scratch / "ours" / "results.json").read_text())
+    results = json.loads((out / "results.json").read_text())
     return wall, sum(step["duration_s"] for case in results["cases"] for step in case["steps"]), len(results["cases"])
 
 
@@ -100,7 +105,7 @@ def main() -> None:
         solution = prepare(theirs.root / "solutions" / f"checkpoint_{number}", "python", theirs.config["entry_file"])
         with tempfile.TemporaryDirectory(prefix="bench-harness-") as scratch:
             runs = {"slopcodebench": theirs_once(theirs, number, solution, harness, Path(scratch)),
-                    **{level: ours_once(number, solution, level, Path(scratch)) for level in levels}}
+                    **{level: ours_once(number, theirs, level, Path(scratch)) for level in levels}}
         for name, (wall, process, cases) in runs.items():
             totals[name][0] += wall - process
             totals[name][1] += cases

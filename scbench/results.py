@@ -8,6 +8,8 @@ least one of its checkpoints is strict-solved.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -156,3 +158,31 @@ class RunResults(Model):
     summary: Summary
     cases: list[CaseResult]
     quality: Quality | None = Field(None, description="erosion, verbosity and their parts, with delta")
+
+
+@dataclass(frozen=True)
+class Floor:
+    """The least wall time runs could take beside the time they took: their solutions' processes ran
+    ``solution_s`` seconds (every step's wall time, summed), at best spread over ``cores`` cores; they took
+    ``elapsed_s`` seconds of wall time. What is above the floor is the harness's own cost."""
+
+    elapsed_s: float
+    solution_s: float
+    cores: int
+
+    @classmethod
+    def of(cls, elapsed_s: float, runs: Iterable[RunResults], cores: int) -> Floor:
+        """The floor of ``runs`` on ``cores`` cores, which took ``elapsed_s`` seconds."""
+        return cls(elapsed_s, sum(step.duration_s for results in runs for case in results.cases
+                                  for step in case.steps), cores)
+
+    @property
+    def floor_s(self) -> float:
+        """:attr:`solution_s` / :attr:`cores`, seconds."""
+        return self.solution_s / self.cores
+
+    def __str__(self) -> str:
+        """``took T s; floor F s (the solutions' processes ran S s on N cores): R x the floor``."""
+        ratio = f": {self.elapsed_s / self.floor_s:.2f}x the floor" if self.floor_s else ""
+        return (f"took {self.elapsed_s:.1f} s; floor {self.floor_s:.1f} s (the solutions' processes ran "
+                f"{self.solution_s:.1f} s on {self.cores} cores){ratio}")

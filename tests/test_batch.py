@@ -2,6 +2,7 @@
 errors, agent run directories, and resuming after a finished, interrupted or killed run."""
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -39,6 +40,11 @@ def test_batch_writes_what_eval_would_for_every_job_and_a_summary(tmp_path):
         ("kv", "python", 1, "ran", True), ("kv", "python", 2, "ran", True), ("kv", "node", 1, "ran", True),
         ("kv", "node", 2, "ran", False), ("greet", "python", 1, "ran", True)]
     assert "batch: 5 evaluation(s), 4 strict-solved" in done.stdout
+    solution_s = sum(step["duration_s"] for results in (tmp_path / "out").rglob("results.json")
+                     for case in json.loads(results.read_text())["cases"] for step in case["steps"])
+    cores = len(os.sched_getaffinity(0))
+    assert (f"floor {solution_s / cores:.1f} s (the solutions' processes ran {solution_s:.1f} s on {cores} cores)"
+            in done.stderr), done.stderr
 
 
 def test_a_second_run_resumes_and_reruns_only_what_changed(kv_copy, tmp_path):

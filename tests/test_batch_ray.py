@@ -186,3 +186,26 @@ def test_a_solution_link_reaches_the_node_as_the_same_link(tmp_path):
     shipped = unpack(pack(solution), tmp_path / "node")
     assert sorted((path.name, os.readlink(path) if path.is_symlink() else path.read_text())
                   for path in shipped.iterdir()) == [("leak", "/etc/passwd"), ("main.py", "print(1)\n"), ("up", "..")]
+
+
+def test_calibrate_on_the_ray_engine_gives_the_local_engines_panel(cluster, tmp_path):
+    repo = tmp_path / "repos/three"
+    repo.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    branchy = "def g(x):\n" + "".join(f"    if x == {i}:\n        return {i}\n" for i in range(12)) + "    return x\n"
+    for name, text in (("a.py", "def f(x):\n    return x\n"), ("b.py", branchy), ("c.py", "x = 1\n")):
+        (repo / name).write_text(text)
+        subprocess.run(["git", "-C", str(repo), "add", name], check=True)
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=a", "-c", "user.email=a@example.org", "commit",
+                        "-q", "-m", name], check=True)
+    panel = tmp_path / "panel.yaml"
+    panel.write_text(json.dumps({"commits": 3, "repositories": [{"name": "o/three", "path": "repos/three",
+                                                                   "tier": "t"}]}))
+    local = scbench("calibrate", panel, "--out", tmp_path / "local", "--json")
+    assert local.returncode == 0, local.stderr
+    remote = scbench("calibrate", panel, "--out", tmp_path / "ray", "--json", "--engine", "ray", "--address",
+                     cluster.address, env={**os.environ, **cluster.env})
+    assert remote.returncode == 0, remote.stderr
+    result = json.loads(remote.stdout)
+    assert result == json.loads(local.stdout)
+    assert [(r["name"], r["points"]) for r in result["repositories"]] == [("o/three", 3)]

@@ -231,6 +231,17 @@ def test_a_panel_is_summarised_per_repository_per_tier_and_whole(repo, tmp_path)
                                                                          "n": 1})
     assert result["tiers"]["big"]["change"]["verbosity"] == pytest.approx(
         {"mean": 1 / 6, "sd": None, "median": 1 / 6, "n": 1})
+    # the band: seven's erosion 0, E3, E4, 0 at progress 0, 1/3, 2/3, 1 and small's 0, E3 at 0, 1, interpolated;
+    # for two values a and b the 95 % interval of the mean is (a + b) / 2 -+ 1.959964 |a - b| / 2
+    assert [(p["progress"], p["n"]) for p in result["band"]["erosion"]] == [(x, 2) for x in (0, 0.25, 0.5, 0.75, 1)]
+    assert result["band"]["erosion"][0] == {"progress": 0.0, "mean": 0.0, "low": 0.0, "high": 0.0, "n": 2}
+    assert result["band"]["erosion"][1] == pytest.approx({"progress": 0.25, "mean": E3 / 2, "n": 2,
+                                                          "low": E3 / 2 - 1.959964 * E3 / 4,
+                                                          "high": E3 / 2 + 1.959964 * E3 / 4})
+    assert result["band"]["erosion"][2]["mean"] == pytest.approx(((E3 + E4) / 2 + E3 / 2) / 2)
+    assert result["band"]["verbosity"][4] == pytest.approx({"progress": 1.0, "mean": 1 / 12, "n": 2,
+                                                            "low": 1 / 12 - 1.959964 / 12,
+                                                            "high": 1 / 12 + 1.959964 / 12})
     again = scbench("calibrate", panel, "--out", tmp_path / "out", "--json")
     assert (again.returncode, again.stderr, json.loads(again.stdout)) == (0, "", result)
 

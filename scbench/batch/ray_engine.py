@@ -19,6 +19,8 @@ import logging
 import socket
 import tarfile
 import tempfile
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -98,11 +100,34 @@ def _connect(ray, address: str | None) -> None:
         raise ClusterUnreachable(f"no Ray cluster answers at {address or 'the default address'}: {error}") from None
 
 
+class RayPool(Executor):
+    """A ``concurrent.futures`` executor whose calls run as Ray tasks of one CPU each on the cluster at ``address``
+    (as :func:`run_ray` finds it), connected on creation and disconnected by :meth:`shutdown`; the function and
+    its arguments are pickled to the node, so they must not name paths only this machine has. Raises
+    :class:`ClusterUnreachable`."""
+
+    def __init__(self, address: str | None = None):
+        import ray
+        _connect(ray, address)
+        self.ray = ray
+        self.tasks: dict[Callable, object] = {}
+
+    def submit(self, fn: Callable, /, *args, **kwargs) -> Future:
+        """``fn(*args, **kwargs)`` as a task on the cluster; its future."""
+        if fn not in self.tasks:
+            self.tasks[fn] = self.ray.remote(fn).options(num_cpus=1)
+        return self.tasks[fn].remote(*args, **kwargs).future()
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Disconnect from the cluster (tasks still running are cancelled by Ray)."""
+        self.ray.shutdown()
+
+
 def run_ray(jobs: list[Job], bundles: dict[str, Bundle], workers: int, hooks: Hooks,
-            address: str | None = None) -> None:
+            address: str | None = None) -> int:
     """The Ray engine: every job as a task of ``workers`` CPUs on the cluster at ``address``
     (``None``: ``RAY_ADDRESS``, else a cluster started on this machine, else a new local one).
-    Interrupted, it cancels the tasks not finished and re-raises. Raises
+    Returns the cluster's CPUs. Interrupted, it cancels the tasks not finished and re-raises. Raises
     :class:`ClusterUnreachable`."""
     import ray
     _connect(ray, address)
@@ -113,6 +138,7 @@ def run_ray(jobs: list[Job], bundles: dict[str, Bundle], workers: int, hooks: Ho
                                                                   pack(job.previous)), workers): job for job in jobs}
         nodes = _collect(ray, pending, hooks)
         hooks.note(f"ray: {len(jobs)} evaluation(s) ran on {len(nodes)} node(s) of the cluster")
+        return int(ray.cluster_resources().get("CPU", workers))
     finally:
         ray.shutdown()
 

@@ -15,6 +15,7 @@ that were not finished are dropped whole.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -170,7 +171,9 @@ class Scheduler:
 
 
 def run_local(jobs: list[Job], bundles: dict[str, Bundle], workers: int, hooks: Hooks,
-              address: str | None = None) -> None:
+              address: str | None = None) -> int:
     """The local engine: every job on this machine through one :class:`Scheduler` of ``workers``
-    threads (``address`` is the Ray engine's and unused here)."""
+    threads (``address`` is the Ray engine's and unused here). Returns the cores the cases could use:
+    ``workers`` or this process's CPUs, whichever is fewer."""
     Scheduler(jobs, bundles, workers, hooks).run()
+    return min(workers, len(os.sched_getaffinity(0)))

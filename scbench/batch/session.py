@@ -29,14 +29,14 @@ class Batch:
         self.outcomes: dict[str, JobOutcome] = {}
         self.lock = threading.Lock()
 
-    def run(self, engine: str, workers: int | None, hooks: Hooks, address: str | None = None) -> None:
+    def run(self, engine: str, workers: int | None, hooks: Hooks, address: str | None = None) -> int:
         """Run the pending jobs on ``engine`` (a name of ``ENGINES``) with ``workers`` cases at
         once (``None``: the engine's default), saving each finished job's results; ``hooks.done``
-        is called after the save. Raises what the engine raises (``KeyboardInterrupt`` when
-        interrupted: the jobs saved so far stay saved)."""
+        is called after the save. Returns the cores the cases could use (0 when nothing was pending).
+        Raises what the engine raises (``KeyboardInterrupt`` when interrupted: the jobs saved so far stay saved)."""
         chosen = ENGINES[engine]
         if not self.pending:  # everything is current: no engine to start (nor cluster to reach)
-            return
+            return 0
 
         def done(outcome: JobOutcome) -> None:
             if outcome.results is not None:
@@ -45,7 +45,7 @@ class Batch:
                 self.outcomes[outcome.job.key] = outcome
             hooks.done(outcome)
 
-        chosen.run(self.pending, self.bundles, workers or chosen.workers(), Hooks(done, hooks.case, hooks.note),
+        return chosen.run(self.pending, self.bundles, workers or chosen.workers(), Hooks(done, hooks.case, hooks.note),
                    address)
 
     def rows(self) -> list[Row]:

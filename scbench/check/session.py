@@ -18,7 +18,7 @@ from scbench.lint.examples import check_examples
 from scbench.lint.problem import lint_problem
 from scbench.problem.bundle import Bundle
 from scbench.problem.diagnostics import from_here
-from scbench.results import RunResults
+from scbench.results import Floor, RunResults
 from scbench.run.tracks import SetupError, tracks
 
 REFERENCE_DIR = re.compile(r"^checkpoint_(\d+)$")
@@ -53,14 +53,9 @@ class CheckReport:
         return not self.problems
 
     @property
-    def solution_s(self) -> float:
-        """Seconds the references' own processes ran: the sum of every step's wall time in every run."""
-        return sum(step.duration_s for _, results in self.runs for case in results.cases for step in case.steps)
-
-    @property
-    def floor_s(self) -> float:
-        """The least wall time the reference runs could take: :attr:`solution_s` spread over :attr:`cores`."""
-        return self.solution_s / self.cores
+    def floor(self) -> Floor:
+        """The least wall time the reference runs could take on :attr:`cores` cores, beside :attr:`elapsed_s`."""
+        return Floor.of(self.elapsed_s, (results for _, results in self.runs), self.cores)
 
     def to_dict(self) -> dict:
         """The report as JSON-ready data: ``ok``, ``problems``, ``warnings``, one entry per
@@ -72,8 +67,8 @@ class CheckReport:
                      "score": score.score, "survivors": [f"{m.file}:{m.line}:{m.column} {m.description}"
                                                          for m in score.survivors]} for score in self.mutation]
         return {"ok": self.ok, "problems": self.problems, "warnings": self.warnings, "runs": runs,
-                "mutation": mutation, "elapsed_s": self.elapsed_s, "solution_s": self.solution_s,
-                "cores": self.cores, "floor_s": self.floor_s}
+                "mutation": mutation, "elapsed_s": self.elapsed_s, "solution_s": self.floor.solution_s,
+                "cores": self.cores, "floor_s": self.floor.floor_s}
 
 
 def references(root: Path) -> Iterator[Reference]:
@@ -147,7 +142,7 @@ def check(root: Path, bundle: Bundle, run: Callable[[Bundle, int, Target], RunRe
     """Run every usable reference of the problem at ``root``, lint the problem, and collect
     inconsistencies: layout errors, setup failures, failing cases, lint errors (warnings are
     kept apart), flaky cases, and, on request, mutation scores, with the wall time it took (``elapsed_s``) beside
-    its floor (``floor_s``). ``run`` defaults to
+    its floor (``floor``). ``run`` defaults to
     :func:`scbench.evaluate.session.evaluate` (the CLI passes one with a progress bar); it is called with
     the :class:`Selection` of each reference as ``selection``."""
     started = time.monotonic()

@@ -39,13 +39,6 @@ def mutation_table(report: CheckReport) -> Table:
     return table
 
 
-def timing(report: CheckReport) -> str:
-    """``took T s; floor F s (...): R x the floor``: the check's wall time beside the least it could take."""
-    ratio = f": {report.elapsed_s / report.floor_s:.2f}x the floor" if report.floor_s else ""
-    return (f"took {report.elapsed_s:.1f} s; floor {report.floor_s:.1f} s (the references' processes ran "
-            f"{report.solution_s:.1f} s on {report.cores} cores){ratio}")
-
-
 def print_check(console: Console, report: CheckReport) -> None:
     """The reference table, mutation scores if any, warnings, every inconsistency, the verdict."""
     console.print(check_table(report))
@@ -55,7 +48,7 @@ def print_check(console: Console, report: CheckReport) -> None:
         console.print(Text(f"  ! {warning}", "yellow"), highlight=False, soft_wrap=True)
     for problem in report.problems:
         console.print(Text(printable(f"  ✗ {problem}"), "red"), highlight=False, soft_wrap=True)
-    console.print(timing(report), highlight=False)
+    console.print(str(report.floor), highlight=False)
     count = len(report.problems)
     noun = "inconsistency" if count == 1 else "inconsistencies"
     console.print(f"[bold red]{count} {noun}[/]" if count else "[bold green]consistent[/]")

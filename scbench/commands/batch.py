@@ -1,16 +1,20 @@
 """The ``scbench batch`` command: resolve the plan, run what is not current, print the summary."""
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from scbench.commands.common import (
+    AddressOption,
+    EngineOption,
     print_diagnostics,
     print_plain,
     progress,
     stderr_console,
     stdout_console,
+    usable_engine,
     usable_sandbox,
 )
 
@@ -26,10 +30,8 @@ INTERRUPTED = 130
 def batch(
     plan: Annotated[Path, typer.Argument(help="the plan, YAML or JSON (docs/batch.md)", exists=True, dir_okay=False)],
     out: Annotated[Path, typer.Option(help="the results tree: OUT/PROBLEM/SOLUTION/checkpoint_N/")] = Path("results"),
-    engine: Annotated[str, typer.Option(help="local (this machine) or ray (a Ray cluster)")] = "local",
-    address: Annotated[str | None, typer.Option(help="the Ray cluster (HOST:6379, or ray://HOST:10001 from outside "
-                                                     "it) [default: RAY_ADDRESS, else a cluster started on this "
-                                                     "machine, else a new local one]")] = None,
+    engine: EngineOption = "local",
+    address: AddressOption = None,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run at once: on this machine "
                                              "(local, default CPU count + 1), per evaluation task (ray, default 1)")
                     ] = None,
@@ -48,13 +50,15 @@ def batch(
     from scbench.batch.ray_engine import ClusterUnreachable
     from scbench.batch.session import Batch
     from scbench.batch.store import Store
+    from scbench.results import Floor
     console = stderr_console()
-    _usable_engine(engine, address, ENGINES)
+    usable_engine(engine, address, ENGINES)
     session = Batch(*_resolved(console, plan, sandbox), Store(out), rerun)
     console.print(f"{len(session.jobs)} evaluation(s): {len(session.resumed)} current in {out} (not run again), "
                   f"{len(session.pending)} to run", highlight=False)
+    started = time.monotonic()
     try:
-        _run(console, session, engine, jobs, address)
+        cores = _run(console, session, engine, jobs, address)
     except KeyboardInterrupt:
         console.print(f"[red]interrupted:[/] {len(session.outcomes)} of {len(session.pending)} evaluation(s) "
                       f"finished and written; run the same command again to finish the rest", highlight=False)
@@ -62,17 +66,10 @@ def batch(
     except ClusterUnreachable as error:
         console.print(f"[red]{error}[/]", highlight=False)
         raise typer.Exit(2) from None
+    if cores:
+        ran = (outcome.results for outcome in session.outcomes.values() if outcome.results)
+        console.print(str(Floor.of(time.monotonic() - started, ran, cores)), highlight=False)
     _report(console, stdout_console(), session, out)
-
-
-def _usable_engine(engine: str, address: str | None, engines: dict) -> None:
-    if engine not in engines:
-        raise typer.BadParameter(f"unknown engine {engine!r}; known: {', '.join(engines)}", param_hint="--engine")
-    why = engines[engine].unavailable()
-    if why:
-        raise typer.BadParameter(f"engine {engine!r} is not available here: {why}", param_hint="--engine")
-    if address is not None and engine != "ray":
-        raise typer.BadParameter("--address names a Ray cluster: add --engine ray", param_hint="--address")
 
 
 def _resolved(console: "Console", plan: Path, sandbox: str | None) -> tuple:
@@ -101,11 +98,11 @@ def _hooks(console: "Console", bar, task) -> "Hooks":
     return Hooks(done, lambda job, result: bar.advance(task), lambda text: print_plain(console, text))
 
 
-def _run(console: "Console", session, engine: str, jobs: int | None, address: str | None) -> None:
+def _run(console: "Console", session, engine: str, jobs: int | None, address: str | None) -> int:
     total = sum(len(session.bundles[job.problem].suite(job.checkpoint)) for job in session.pending)
     with progress(console) as bar:
         task = bar.add_task(f"batch ({engine})", total=total)
-        session.run(engine, jobs, _hooks(console, bar, task), address)
+        return session.run(engine, jobs, _hooks(console, bar, task), address)
 
 
 def _report(console: "Console", stdout: "Console", session, out: Path) -> None:

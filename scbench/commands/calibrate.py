@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scbench.commands.common import Jobs, stderr_console, stdout_console
+from scbench.commands.common import AddressOption, EngineOption, Jobs, stderr_console, stdout_console, usable_engine
 
 if TYPE_CHECKING:
     from scbench.history.git import Commit
@@ -38,25 +38,35 @@ def calibrate_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="directory of each repository's history (resumed by "
                                       "a re-run) and of panel.json")] = Path("calibration-results"),
     jobs: Jobs = None,
+    engine: EngineOption = "local",
+    address: AddressOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the result as JSON instead of a table")] = False,
 ) -> None:
     """Human calibration over a panel of repositories (SlopCodeBench paper section 3.3): each repository's
     history measured as `scbench history` does it, then per repository its HEAD figures, slopes and
     first-to-last changes, and per tier and over the panel their mean ± sd, medians and the share of
     repositories whose erosion and verbosity rise. Writes OUT/OWNER+NAME.json per repository and
-    OUT/panel.json (scbench/schemas/calibration.schema.json). Exit 2 on a bad panel or repository."""
+    OUT/panel.json (scbench/schemas/calibration.schema.json). Commits are measured by ``--engine``: ``--jobs``
+    processes here, or tasks of a Ray cluster (each commit's files are sent to its node: the nodes need not see
+    the repositories). Exit 2 on a bad panel or repository, or an unreachable cluster."""
     import yaml
     from pydantic import ValidationError
 
+    from scbench.batch.engines import ENGINES
+    from scbench.batch.ray_engine import ClusterUnreachable
     from scbench.history.git import NotARepository
     from scbench.history.panel import calibrate, load_panel
     from scbench.history.session import NoSourceCommit, UnusableResult
+    usable_engine(engine, address, ENGINES)
     try:
         loaded = load_panel(panel)
     except (yaml.YAMLError, ValidationError) as error:
         raise typer.BadParameter(f"{panel}: not a panel: {error}", param_hint="PANEL") from None
     try:
-        result = calibrate(loaded, out, jobs, _progress)
+        with ENGINES[engine].pool(jobs, address) as pool:
+            result = calibrate(loaded, out, jobs, _progress, pool)
+    except ClusterUnreachable as error:
+        raise typer.BadParameter(str(error), param_hint="--address") from None
     except (LookupError, NotARepository, NoSourceCommit, UnusableResult) as error:
         raise typer.BadParameter(str(error), param_hint="PANEL") from None
     (out / "panel.json").write_text(result.model_dump_json(indent=2) + "\n")

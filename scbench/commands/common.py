@@ -27,6 +27,10 @@ Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="cases run
 SandboxOption = Annotated[str | None, typer.Option(
     "--sandbox", help="where solutions run: bwrap, docker or local (see `scbench sandbox list`) "
                       "[default: the first available of bwrap, docker, local]")]
+EngineOption = Annotated[str, typer.Option(help="local (this machine) or ray (a Ray cluster)")]
+AddressOption = Annotated[str | None, typer.Option(help="the Ray cluster (HOST:6379, or ray://HOST:10001 from outside "
+                                                        "it) [default: RAY_ADDRESS, else a cluster started on this "
+                                                        "machine, else a new local one]")]
 TrackOption = Annotated[str, typer.Option("--track", "-t", help="language track of scbench/run/tracks.yaml "
                                                                 "(python, node, rust, java, go, ...)")]
 
@@ -211,3 +215,15 @@ def print_diagnostics(console: "Console", diagnostics: "list[Diagnostic]", sever
 
 
 COUNT_STYLES = {"error": "bold red", "warning": "yellow"}
+
+
+def usable_engine(engine: str, address: str | None, engines: dict) -> None:
+    """Check ``--engine`` against ``engines`` (name -> engine with ``unavailable()``) and ``--address`` against
+    it; raises ``typer.BadParameter`` (exit 2) naming the option."""
+    if engine not in engines:
+        raise typer.BadParameter(f"unknown engine {engine!r}; known: {', '.join(engines)}", param_hint="--engine")
+    why = engines[engine].unavailable()
+    if why:
+        raise typer.BadParameter(f"engine {engine!r} is not available here: {why}", param_hint="--engine")
+    if address is not None and engine != "ray":
+        raise typer.BadParameter("--address names a Ray cluster: add --engine ray", param_hint="--address")

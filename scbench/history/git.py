@@ -50,16 +50,18 @@ def _regular(member: tarfile.TarInfo, target: str) -> tarfile.TarInfo | None:
     return tarfile.data_filter(member, target) if member.isfile() or member.isdir() else None
 
 
-def export(repo: Path, sha: str, specs: tuple[str, ...], target: Path) -> int:
-    """Write commit ``sha``'s files that ``specs`` (:func:`pathspecs`) match under ``target`` (as in its tree;
-    symbolic links left out). Returns how many such files its tree holds (0: nothing written)."""
+def archive(repo: Path, sha: str, specs: tuple[str, ...]) -> bytes:
+    """Commit ``sha``'s files that ``specs`` (:func:`pathspecs`) match, as a tar archive (``git archive``);
+    ``b""`` when its tree holds none."""
     empty = _git(repo, "hash-object", "-t", "tree", "--stdin").decode().strip()
     sources = _git(repo, "diff-tree", "-r", "-z", "--name-only", empty, sha, "--", *specs).count(b"\0")
-    if sources:
-        archive = _git(repo, "archive", "--format=tar", sha, "--", *specs)
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(target, filter=_regular)
-    return sources
+    return _git(repo, "archive", "--format=tar", sha, "--", *specs) if sources else b""
+
+
+def unpack(tar: bytes, target: Path) -> None:
+    """Write the files of ``tar`` (an :func:`archive`) under ``target``; symbolic links left out."""
+    with tarfile.open(fileobj=io.BytesIO(tar)) as opened:
+        opened.extractall(target, filter=_regular)
 
 
 def head(repo: Path) -> str:

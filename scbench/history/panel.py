@@ -4,8 +4,10 @@ the whole panel (SlopCodeBench paper section 3.3, Table 2: HEAD figures by tier,
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Callable
+from concurrent.futures import Executor
 from pathlib import Path
 
 import yaml
@@ -82,8 +84,51 @@ class GroupSummary(Model):
     rising: dict[str, float | None]
 
 
+PROGRESS = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""The normalised trajectory progress (0: a trajectory's first point, 1: its last) at which :func:`band` is taken:
+the paper's Figure 4 axis, at the report's five phases."""
+BANDED = ("erosion", "verbosity")
+"""The measures a panel's band is given for."""
+Z_95 = 1.959964
+"""The standard normal quantile of a two-sided 95 % interval."""
+
+
+class BandPoint(Model):
+    """The panel's trajectories at normalised progress ``progress``: their mean, the 95 % confidence interval of
+    the mean (``low``, ``high``: mean ∓ 1.96 · sd / √n, the mean itself below two trajectories) over ``n``."""
+
+    progress: float
+    mean: float
+    low: float
+    high: float
+    n: int
+
+
+def at_progress(values: list[float], progress: float) -> float:
+    """``values`` (a trajectory, oldest first, at least one) linearly interpolated at ``progress`` in [0, 1]."""
+    position = progress * (len(values) - 1)
+    below = min(math.floor(position), max(len(values) - 2, 0))
+    above = min(below + 1, len(values) - 1)
+    return values[below] + (position - below) * (values[above] - values[below])
+
+
+def band(trajectories: list[list[float]]) -> list[BandPoint]:
+    """The mean and 95 % confidence interval of ``trajectories`` (each oldest first; empty ones left out) at
+    each of :data:`PROGRESS` (SlopCodeBench paper, Figure 4); empty with none measured."""
+    measured = [values for values in trajectories if values]
+    points = []
+    for progress in PROGRESS if measured else ():
+        values = [at_progress(trajectory, progress) for trajectory in measured]
+        mean = statistics.fmean(values)
+        half = Z_95 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+        points.append(BandPoint(progress=progress, mean=mean, low=mean - half, high=mean + half, n=len(values)))
+    return points
+
+
 class PanelResult(Model):
-    """``scbench calibrate``'s result (schema ``schemas/calibration.schema.json``)."""
+    """``scbench calibrate``'s result (schema ``schemas/calibration.schema.json``); ``band``: for each of
+    :data:`BANDED`, the whole panel's trajectories over normalised progress (:func:`band`; empty in results
+    written before it was added)."""
 
     commits: int
     seed: int
@@ -91,6 +136,7 @@ class PanelResult(Model):
     repositories: list[RepositorySummary]
     tiers: dict[str, GroupSummary]
     panel: GroupSummary
+    band: dict[str, list[BandPoint]] = {}
 
 
 class NotAPanelResult(Exception):
@@ -144,16 +190,19 @@ def result_file(out: Path, entry: PanelRepository) -> Path:
 
 def calibrate(panel: Panel, out: Path, jobs: int | None = None,
               on_measured: Callable[[str, Commit, dict | Dropped], None] = lambda name, commit, figures: None,
-              ) -> PanelResult:
-    """Measure every repository of ``panel`` (:func:`~scbench.history.session.history`, its result kept in
-    :func:`result_file`, so a re-run measures only what is missing), then summarise; ``on_measured`` gets the
-    repository's name with each commit. Raises what :func:`history` raises."""
+              pool: Executor | None = None) -> PanelResult:
+    """Measure every repository of ``panel`` (:func:`~scbench.history.session.history` on ``pool``, its result
+    kept in :func:`result_file`, so a re-run measures only what is missing), then summarise; ``on_measured`` gets
+    the repository's name with each commit. Raises what :func:`history` raises."""
     out.mkdir(parents=True, exist_ok=True)
-    summaries = [summarise(entry, history(
+    results = [history(
         Request(entry.path, panel.commits, panel.seed, panel.language, tuple(entry.exclude)), result_file(out, entry),
-        jobs, lambda commit, figures, name=entry.name: on_measured(name, commit, figures)))
+        jobs, lambda commit, figures, name=entry.name: on_measured(name, commit, figures), pool)
         for entry in panel.repositories]
+    summaries = [summarise(entry, result) for entry, result in zip(panel.repositories, results, strict=True)]
     tiers = {entry.tier: None for entry in panel.repositories}
     return PanelResult(commits=panel.commits, seed=panel.seed, language=panel.language, repositories=summaries,
                        tiers={tier: group([s.trends for s in summaries if s.tier == tier]) for tier in tiers},
-                       panel=group([s.trends for s in summaries]))
+                       panel=group([s.trends for s in summaries]),
+                       band={key: band([[getattr(point, key) for point in result.points] for result in results])
+                             for key in BANDED})

@@ -3,21 +3,26 @@ parallel, resume from an earlier result, and give the trend of each measure alon
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
 import random
 import statistics
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from scbench.history.git import Commit, export, head, pathspecs, source_commits
+from scbench.history.git import Commit, archive, head, pathspecs, source_commits, unpack
 from scbench.history.model import TRENDED, Dropped, HistoryPoint, HistoryResult, Trend
 from scbench.paths import owned_tempdir, release
 from scbench.quality.languages import languages
 from scbench.quality.measure import measure
+
+IN_FLIGHT = 8
+"""Most snapshots read and queued or being measured at once (a large repository's is tens of megabytes)."""
 
 
 class UnusableResult(Exception):
@@ -56,18 +61,52 @@ def sample(commits: list[Commit], count: int, seed: int) -> list[Commit]:
     return [commits[index] for index in sorted(drawn)] + [commits[-1]]
 
 
-def measure_commit(request: Request, commit: Commit) -> dict | Dropped:
-    """The quality report's scalars of ``commit``'s files that ``request`` measures (and ``skipped_files``), read
-    from git objects into a temporary directory; a :class:`Dropped` when it has none or none can be measured."""
+@dataclass(frozen=True)
+class Snapshot:
+    """A commit's files that a request measures, as a tar archive read from git objects
+    (:func:`~scbench.history.git.archive`; ``b""``: none), and their language: all a measuring process needs,
+    on this machine or on a node of a cluster that does not see the repository."""
+
+    commit: Commit
+    tar: bytes
+    language: str
+
+    @classmethod
+    def of(cls, request: Request, commit: Commit) -> Snapshot:
+        """``commit``'s snapshot of the files ``request`` measures."""
+        return cls(commit, archive(request.repository, commit.sha, request.specs()), request.language)
+
+
+def measure_snapshot(snapshot: Snapshot) -> dict | Dropped:
+    """The quality report's scalars of ``snapshot``'s files (and ``skipped_files``), unpacked into a temporary
+    directory; a :class:`Dropped` when it has none or none can be measured."""
+    commit = snapshot.commit
+    if not snapshot.tar:
+        return Dropped(commit=commit.sha, date=commit.date, reason="no source file")
     directory = owned_tempdir("scbench-history-")
     try:
-        exported = export(request.repository, commit.sha, request.specs(), directory)
-        report = measure(directory, request.language) if exported else None
+        unpack(snapshot.tar, directory)
+        report = measure(directory, snapshot.language)
     finally:
         release(directory)
-    if report is None or not report.files:
-        return Dropped(commit=commit.sha, date=commit.date, reason="no file measured" if report else "no source file")
+    if not report.files:
+        return Dropped(commit=commit.sha, date=commit.date, reason="no file measured")
     return {**report.scalars(), "skipped_files": len(report.skipped)}
+
+
+def _measured(pool: Executor, request: Request, todo: list[Commit]) -> Iterator[tuple[Commit, dict | Dropped]]:
+    """Each commit of ``todo`` with its figures as its measurement on ``pool`` ends; at most :data:`IN_FLIGHT`
+    snapshots read and held at once."""
+    waiting = iter(todo)
+    running: dict[Future, Commit] = {}
+    while True:
+        for commit in itertools.islice(waiting, IN_FLIGHT - len(running)):
+            running[pool.submit(measure_snapshot, Snapshot.of(request, commit))] = commit
+        if not running:
+            return
+        finished, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in finished:
+            yield running.pop(future), future.result()
 
 
 def trend(values: list[float], at: list[int] | None = None) -> Trend:
@@ -145,8 +184,10 @@ def _write(out: Path | None, result: HistoryResult) -> None:
 
 
 def history(request: Request, out: Path | None = None, jobs: int | None = None,
-            on_measured: Callable[[Commit, dict | Dropped], None] = lambda commit, figures: None) -> HistoryResult:
-    """Measure the sampled commits of ``request`` (:func:`sample`) in ``jobs`` processes (default: CPU count),
+            on_measured: Callable[[Commit, dict | Dropped], None] = lambda commit, figures: None,
+            pool: Executor | None = None) -> HistoryResult:
+    """Measure the sampled commits of ``request`` (:func:`sample`) on ``pool`` (an executor the caller keeps,
+    e.g. a Ray cluster's; ``None``: ``jobs`` processes here, default the CPU count),
     reusing what the result already in ``out`` measured (a commit is never measured twice); ``out`` is
     rewritten after each commit and ``on_measured`` called with its figures. Raises
     :class:`~scbench.history.git.NotARepository`, :class:`NoSourceCommit`, :class:`UnusableResult`, and
@@ -160,13 +201,11 @@ def history(request: Request, out: Path | None = None, jobs: int | None = None,
     tally = _Tally(request, tip, len(candidates), sample(candidates, request.commits, request.seed),
                    _known(previous_result(out, request)))
     todo = [commit for commit in tally.chosen if commit.sha not in tally.measured]
-    with ProcessPoolExecutor(max_workers=jobs or os.cpu_count()) as pool:
-        futures = {pool.submit(measure_commit, request, commit): commit
-                   for commit in todo}
-        for future in as_completed(futures):
-            tally.measured[futures[future].sha] = future.result()
+    with contextlib.nullcontext(pool) if pool else ProcessPoolExecutor(max_workers=jobs or os.cpu_count()) as running:
+        for commit, figures in _measured(running, request, todo):
+            tally.measured[commit.sha] = figures
             _write(out, tally.result())
-            on_measured(futures[future], tally.measured[futures[future].sha])
+            on_measured(commit, figures)
     result = tally.result()
     _write(out, result)
     return result

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scbench.history.panel import GroupSummary
+from scbench.history.panel import PROGRESS, BandPoint, GroupSummary
 
 SHOWN = ("verbosity", "erosion")
 """The measures shown, in the paper's order (Table 2)."""
@@ -22,3 +22,13 @@ def cells(summary: GroupSummary) -> list[str]:
             *(_spread(summary.last[key].mean, summary.last[key].sd) for key in SHOWN),
             *(_spread(summary.slope[key].median, None) for key in SHOWN),
             *("n/a" if summary.rising[key] is None else f"{summary.rising[key]:.0%}" for key in SHOWN)]
+
+
+BAND_COLUMNS = ("humans' band", *(f"progress {progress:g}" for progress in PROGRESS))
+"""The columns of :func:`band_rows`."""
+
+
+def band_rows(band: dict[str, list[BandPoint]]) -> list[list[str]]:
+    """One row per measure of ``band``: its name, then ``mean [low, high]`` at each progress."""
+    return [[key, *(f"{point.mean:.3f} [{point.low:.3f}, {point.high:.3f}]" for point in points)]
+            for key, points in band.items()]

@@ -26,6 +26,6 @@ def calibration(runs: list[RunSummary], panel: Path) -> Calibration:
     trajectories: dict[tuple[str, str | None, str], list[dict[str, Trend]]] = {}
     for run in runs:
         trajectories.setdefault(run.group, []).append(run_trends(run))
-    return Calibration(panel=str(panel), humans={**result.tiers, "panel": result.panel},
+    return Calibration(panel=str(panel), humans={**result.tiers, "panel": result.panel}, band=result.band,
                        agents=[AgentCalibration(agent=agent, model=model, prompt=prompt, summary=group(trends))
                                for (agent, model, prompt), trends in trajectories.items()])

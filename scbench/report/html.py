@@ -43,7 +43,9 @@ def render_html(report: Report) -> str:
     problems: dict[str, list] = {}
     for run in report.runs:
         problems.setdefault(run.problem, []).append(run)
-    plots = [problem_plot(problem, runs) for problem, runs in problems.items()] + [phase_plot(groups(report.runs))]
+    bands = report.calibration.band if report.calibration else {}
+    plots = [*(problem_plot(problem, runs) for problem, runs in problems.items()),
+             phase_plot(groups(report.runs), bands)]
     return environment.get_template("report.html.j2").render(
         report=report, text=text, measures=MEASURES, notes=missing_notes(report.table),
         uncontained=uncontained_notes(report.runs), plots=plots,

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scbench.history.panel import GroupSummary
+from scbench.history.panel import BandPoint, GroupSummary
 
 Phase = Literal["Start", "Early", "Mid", "Late", "Final"]
 PHASES: tuple[Phase, ...] = ("Start", "Early", "Mid", "Late", "Final")
@@ -237,11 +237,13 @@ class AgentCalibration(Model):
 
 class Calibration(Model):
     """``--calibration``: the human panel (``scbench calibrate``'s result at ``panel``: each tier's figures and
-    the whole panel's, key ``panel``) beside each agent's (the paper's Table 2 and slope comparison)."""
+    the whole panel's, key ``panel``) beside each agent's (the paper's Table 2 and slope comparison), and the
+    panel's band over normalised progress (the paper's Figure 4; empty for a result written before bands)."""
 
     panel: str
     humans: dict[str, GroupSummary]
     agents: list[AgentCalibration]
+    band: dict[str, list[BandPoint]] = {}
 
 
 class Report(Model):

@@ -12,6 +12,7 @@ import math
 import statistics
 from collections.abc import Callable
 
+from scbench.history.panel import BandPoint
 from scbench.report.model import PHASES, Point, RunSummary
 from scbench.report.text import row_name
 
@@ -39,9 +40,22 @@ def _mean(points: list[Point], value: Callable[[Point], float | None]) -> float:
     return statistics.fmean(values) if values else math.nan
 
 
-def _panel(axes, panel: tuple, series: list[Series], ticks: list[tuple[float, str]]) -> None:
-    """Draw one of :data:`PANELS` on matplotlib ``axes``: a line per series, or :data:`NO_VALUES`."""
+def _band(axes, points: list[BandPoint]) -> None:
+    """Draw a human panel's band (:func:`~scbench.history.panel.band`) on ``axes`` whose x axis is the phases:
+    progress 0 at the first phase, 1 at the last."""
+    xs = [point.progress * (len(PHASES) - 1) for point in points]
+    axes.fill_between(xs, [point.low for point in points], [point.high for point in points], color="gray",
+                      alpha=0.25, linewidth=0, label="humans: 95 % CI")
+    axes.plot(xs, [point.mean for point in points], color="gray", linestyle="--", label="humans: mean")
+
+
+def _panel(axes, panel: tuple, series: list[Series], ticks: list[tuple[float, str]],
+           band: list[BandPoint]) -> None:
+    """Draw one of :data:`PANELS` on matplotlib ``axes``: the human ``band`` if any behind a line per series, or
+    :data:`NO_VALUES`."""
     name, value, limits = panel
+    if band:
+        _band(axes, band)
     lines = [(label, xs, [_mean(points, value) for points in groups]) for label, xs, groups in series]
     for label, xs, ys in lines:
         axes.plot(xs, ys, marker="o", label=label)
@@ -54,17 +68,20 @@ def _panel(axes, panel: tuple, series: list[Series], ticks: list[tuple[float, st
     axes.grid(alpha=0.3)
 
 
-def _svg(series: list[Series], ticks: list[tuple[float, str]], title: str) -> str:
-    """One figure of :data:`PANELS` for ``series``, as an ``<svg>`` element."""
+def _svg(series: list[Series], ticks: list[tuple[float, str]], title: str,
+         bands: dict[str, list[BandPoint]] | None = None) -> str:
+    """One figure of :data:`PANELS` for ``series``, with the human ``bands`` (panel title -> band) behind the
+    panels they name, as an ``<svg>`` element."""
     from matplotlib import rc_context
     from matplotlib.figure import Figure
     with rc_context({"svg.fonttype": "none", "svg.hashsalt": title, "font.size": 8}):
         figure = Figure(figsize=(12, 5.2), layout="constrained")
         figure.suptitle(title)
         for axes, panel in zip(figure.subplots(2, 4).flat, PANELS, strict=True):
-            _panel(axes, panel, series, ticks)
-        figure.legend(*figure.axes[0].get_legend_handles_labels(), loc="outside lower center",
-                      ncols=min(len(series), 4))
+            _panel(axes, panel, series, ticks, (bands or {}).get(panel[0], []))
+        handles = {label: handle for axes in figure.axes
+                   for handle, label in zip(*axes.get_legend_handles_labels(), strict=True)}
+        figure.legend(handles.values(), handles.keys(), loc="outside lower center", ncols=min(len(handles), 4))
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None})
     document = buffer.getvalue()
@@ -85,7 +102,8 @@ def _phase_series(label: str, runs: list[RunSummary]) -> Series:
     return label, [index for index, group in chosen if group], [group for _, group in chosen if group]
 
 
-def phase_plot(groups: dict[tuple, list[RunSummary]]) -> str:
-    """The curves per progress phase, one line per (agent, model, prompt) of ``groups``."""
+def phase_plot(groups: dict[tuple, list[RunSummary]], bands: dict[str, list[BandPoint]]) -> str:
+    """The curves per progress phase, one line per (agent, model, prompt) of ``groups``, with a human panel's
+    ``bands`` (measure -> band, ``{}``: none) behind the erosion and verbosity panels."""
     series = [_phase_series(row_name(*key), members) for key, members in groups.items()]
-    return _svg(series, list(enumerate(PHASES)), "per progress phase")
+    return _svg(series, list(enumerate(PHASES)), "per progress phase", bands)

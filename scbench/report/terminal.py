@@ -96,6 +96,15 @@ def calibration_table(calibration: Calibration) -> Table:
     return table
 
 
+def band_table(calibration: Calibration) -> Table:
+    """The panel's mean and 95 % confidence interval over normalised trajectory progress, per measure."""
+    table = Table(*calibration_text.BAND_COLUMNS, title="Humans over normalised trajectory progress (0: first "
+                  "sampled commit, 1: HEAD): mean [95 % confidence interval]")
+    for row in calibration_text.band_rows(calibration.band):
+        table.add_row(*row)
+    return table
+
+
 def print_report(console: Console, report: Report) -> None:
     """Table 1 with its notes, the phases, each run, the top growing callables and regression onsets, and the
     calibration table when there is one."""
@@ -117,3 +126,5 @@ def print_report(console: Console, report: Report) -> None:
                       f"(changed: {', '.join(onset.changed_files) or 'nothing'})", highlight=False)
     if report.calibration:
         console.print(calibration_table(report.calibration))
+    if report.calibration and report.calibration.band:
+        console.print(band_table(report.calibration))

@@ -62,10 +62,11 @@ class Local(Sandbox):
     def spawn(self, argv: list[str], cwd: Path, env: dict[str, str], writable: Path,
               stdin: bytes | None = None) -> Process:
         """Start ``argv`` in a fresh cgroup (where one is writable), watched by the guard until its tree is
-        killed (then the cgroup is removed and the guard told to forget it)."""
+        killed (then the cgroup is removed and the guard told to forget it). In a cgroup, its descendants are
+        the cgroup's tasks, killed with it: ``/proc`` is not searched for its environment marker."""
         cgroup = self.cgroup()
         process = HostProcess([*(cgroup.prefix() if cgroup else []), *self.limits.prlimit(), *argv], cwd, env,
-                              stdin, self.limits.output_bytes)
+                              stdin, self.limits.output_bytes, contained=cgroup is not None)
         self._tell("watch", process.pid, *(cgroup.dirs if cgroup else []))
 
         def ended() -> None:

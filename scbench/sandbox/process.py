@@ -200,7 +200,8 @@ class Process(ABC):
 class HostProcess(Process):
     """``argv`` started as our child in its own session, with a unique environment marker.
     ``shell_status`` says the program reports signal deaths as ``128 + N`` (``bwrap``);
-    ``contained`` that its descendants die with it (``bwrap``: pid 1 of its PID namespace);
+    ``contained`` that its descendants die with it (``bwrap``: pid 1 of its PID namespace; a cgroup's tasks,
+    killed by ``after_kill``);
     ``after_kill`` is called once the tree is killed."""
 
     def __init__(self, argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None = None,

@@ -8,17 +8,20 @@ import pytest
 
 from conftest import scbench
 from scbench.history.model import Trend
-from scbench.history.panel import PanelResult, group
+from scbench.history.panel import BandPoint, PanelResult, group
 
 HUMAN = {key: Trend(slope=0.001, first=0.1, last=0.2, change=0.1, rising=True) for key in ("erosion", "verbosity",
                                                                                            "loc")}
+
+BAND = [BandPoint(progress=progress, mean=0.1 + progress / 10, low=0.05 + progress / 10, high=0.15 + progress / 10, n=2)
+        for progress in (0.0, 0.25, 0.5, 0.75, 1.0)]
 
 
 @pytest.fixture
 def panel(tmp_path):
     path = tmp_path / "panel.json"
     result = PanelResult(commits=30, seed=0, language="python", repositories=[], tiers={"big": group([HUMAN])},
-                         panel=group([HUMAN, {}]))
+                         panel=group([HUMAN, {}]), band={"erosion": BAND, "verbosity": BAND})
     path.write_text(result.model_dump_json())
     return path
 
@@ -58,8 +61,18 @@ def test_the_terminal_and_the_page_show_the_calibration_table(runs, panel, tmp_p
     assert done.returncode == 0, done.stderr
     assert "Human calibration" in done.stdout
     assert "humans: big" in done.stdout and "0.2000" in done.stdout
+    assert "humans' band" in done.stdout and "0.150 [0.100, 0.200]" in done.stdout
     html = page.read_text()
     assert '<table id="calibration">' in html and "humans: panel" in html
+    assert '<table id="band">' in html and "<td>0.200 [0.150, 0.250]</td>" in html
+    phase_plot = html[html.index("per progress phase"):]
+    assert "humans: 95 % CI" in phase_plot and "humans: mean" in phase_plot
+
+
+def test_the_band_is_in_the_json_report(runs, panel):
+    done = scbench("report", runs["sloppy"], "--calibration", panel, "--json")
+    band = json.loads(done.stdout)["calibration"]["band"]
+    assert band["erosion"] == [point.model_dump() for point in BAND]
 
 
 def test_a_file_that_is_not_a_panel_result_is_a_usage_error(runs, tmp_path):
