@@ -171,15 +171,18 @@ def emit(event):
 
 
 def apply(db, migration):
-    version = migration["version"]
+    """The events of applying ``migration``'s operations and recording it (printed by the caller once it commits)."""
+    version, events = migration["version"], []
     for operation in migration["operations"]:
         kind = operation.get("type") if isinstance(operation, dict) else None
         if kind not in OPERATIONS:
             raise MigrationError(f"unknown operation type: {json.dumps(kind)}")
-        emit({"event": "operation_applied", "type": kind, **OPERATIONS[kind](db, operation), "version": version})
+        events.append({"event": "operation_applied", "type": kind, **OPERATIONS[kind](db, operation),
+                       "version": version})
     db.execute("INSERT INTO _migrations (version, description) VALUES (?, ?)",
                (version, migration["description"]))
-    emit({"event": "migration_complete", "version": version, "operations_count": len(migration["operations"])})
+    return events + [{"event": "migration_complete", "version": version,
+                      "operations_count": len(migration["operations"])}]
 
 
 def migrate(migration_path, database_path):
@@ -194,8 +197,10 @@ def migrate(migration_path, database_path):
             emit({"event": "migration_skipped", "version": version, "reason": "already_applied"})
             return
         db.execute("BEGIN")
-        apply(db, migration)
+        events = apply(db, migration)
         db.execute("COMMIT")
+        for event in events:
+            emit(event)
     finally:
         db.close()
 
