@@ -248,3 +248,16 @@ def test_bless_writes_the_working_directory_back_as_its_placeholder(problem):
     expect = yaml.safe_load(core.read_text())["cases"][0]["expect"]
     assert expect == {"stdout": "{cwd}/x\n", "files": {"o.json": {"format": "json", "value": {"at": "{cwd}"}}}}
     assert scbench("check", "stateful", cwd=problem.parent).returncode == 0
+
+
+def test_a_database_reached_through_a_link_is_never_read(problem, tmp_path):
+    # the host never follows a solution's link: a database behind one counts as not created, a journal
+    # behind one is left out
+    link = ("import os, sqlite3; db = sqlite3.connect('real.db'); db.execute('CREATE TABLE t (a)'); db.commit(); "
+            "os.symlink('real.db', 'app.db'); os.symlink('/etc/passwd', 'real.db-journal')")
+    found = failures(problem, [
+        {"id": "linked", "args": [link], "expect": {"databases": {"app.db": {}}}},
+        {"id": "journal_linked", "args": [link], "expect": {"databases": {"real.db": {"queries": [
+            {"sql": "SELECT name FROM sqlite_master", "rows": [{"name": "t"}]}]}}}},
+    ], tmp_path / "results")
+    assert found == {"linked": [("database app.db", "was not created")], "journal_linked": []}
