@@ -9,6 +9,7 @@ from typing import Any
 
 from scbench.problem.model import (
     CliExpectation,
+    DatabaseExpectation,
     JsonFile,
     JsonlFile,
     JsonStdin,
@@ -84,11 +85,19 @@ def _filled_output(spec: OutputExpectation | None, values: dict[str, str]) -> Ou
         "search": fill_value(spec.search, escaped)})
 
 
+def _filled_database(spec: DatabaseExpectation, values: dict[str, str]) -> DatabaseExpectation:
+    return spec.model_copy(update={
+        "queries": [query.model_copy(update={"sql": fill(query.sql, values), "rows": fill_value(query.rows, values)})
+                    for query in spec.queries],
+        "violations": [violation.model_copy(update={"setup": fill_value(violation.setup, values),
+                                                    "sql": fill(violation.sql, values)})
+                       for violation in spec.violations]})
+
+
 def filled_expectation(expect: CliExpectation, values: dict[str, str]) -> CliExpectation:
     """A compiled step's ``expect`` with placeholders filled in its outputs' values and text checks (escaped in
     regular expressions) and in its databases' SQL and rows; paths and JSONPaths stay as written."""
     return expect.model_copy(update={
         "stdout": _filled_output(expect.stdout, values), "stderr": _filled_output(expect.stderr, values),
         "files": {name: _filled_output(spec, values) for name, spec in expect.files.items()},
-        "databases": {name: type(spec).model_validate(fill_value(spec.model_dump(), values))
-                      for name, spec in expect.databases.items()}})
+        "databases": {name: _filled_database(spec, values) for name, spec in expect.databases.items()}})
