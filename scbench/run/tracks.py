@@ -93,9 +93,11 @@ def interpreter(name: str, track: Track, level: type[Sandbox]) -> str:
 
 def installation(track: Track, python: str) -> tuple[Path, ...]:
     """The host directories a sandbox must show for ``track`` to run ``python`` (what ``{python}`` names): the
-    installation of a track's own interpreter (the parent of its ``bin``), which may lie outside the system
-    directories; none for the interpreter running scbench, which every level shows."""
-    return () if track.interpreter is None else (Path(python).resolve().parents[1],)
+    installation of a track's own interpreter, which may lie outside the system directories (the parent of its
+    ``bin``, when that holds a ``lib/python3*`` of its own: never a home that merely holds a ``bin``); none for
+    the interpreter running scbench, which every level shows."""
+    prefix = Path(python).resolve().parents[1] if track.interpreter is not None else None
+    return (prefix,) if prefix is not None and any((prefix / "lib").glob("python3*")) else ()
 
 
 def _key(solution: Path, track: Track, entry_file: str) -> str:
