@@ -1,7 +1,7 @@
 """Agreement with SlopCodeBench: their pytest suites on their reference and on ours, and our cases on
 their reference, per shared checkpoint.
 
-    python bench/agreement.py PATH [--problem NAME ...] [--checkpoint N] [--json]
+    python bench/agreement.py PATH [--problem NAME ...] [--checkpoint N] [--their-track TRACK] [--json]
 
 PATH is a work tree of the public SlopCodeBench repository (for example
 ``git -C /work/.mirror/SprocketLab+slop-code-bench/repo archive HEAD | tar -x -C /tmp/scb``). For every
@@ -10,8 +10,9 @@ it runs their suite of checkpoint N with its regressions, ``tests/test_checkpoin
 ``tests/test_checkpoint_N.py`` unless their config sets ``include_prior_tests: false`` for N (as
 SlopCodeBench does: the tests copied into a copy of the solution,
 ``--entrypoint`` and ``--checkpoint`` given, static assets under ``tests/assets``), on their reference
-``solutions/checkpoint_N/`` and on our ``solutions/python/checkpoint_N/`` (both set up with our python
-track), and our cases of checkpoint N with their regressions (as ``scbench eval`` runs them) on their
+``solutions/checkpoint_N/`` and on our ``solutions/python/checkpoint_N/`` (ours set up with our python
+track, theirs with ``--their-track``, default python: ``python3.12`` for references written for Python 3.12
+where it is on the PATH), and our cases of checkpoint N with their regressions (as ``scbench eval`` runs them) on their
 reference. A test or case of an earlier checkpoint K is named ``checkpoint_K/name``.
 
 Per checkpoint it prints: their tests passed by their reference (the tests it fails are out of scope and
@@ -149,11 +150,11 @@ def run_their_suite(theirs: Theirs, number: int, solution: Prepared, harness: Pr
         return junit_outcomes(report, number)
 
 
-def case_outcomes(bundle: Bundle, number: int, solution: Path) -> dict[str, bool]:
-    """Our cases of checkpoint ``number`` with their regressions on a python solution: case id (a
+def case_outcomes(bundle: Bundle, number: int, solution: Path, track: str) -> dict[str, bool]:
+    """Our cases of checkpoint ``number`` with their regressions on a solution of a python ``track``: case id (a
     regression case as ``checkpoint_K/id``, as in our JUnit) -> passed."""
     return {f"{case.checkpoint}/{case.id}" if case.category == "regression" else case.id: case.passed
-            for case in evaluate(bundle, number, Target(solution, "python")).cases}
+            for case in evaluate(bundle, number, Target(solution, track)).cases}
 
 
 def documented_names(problem: Path) -> set[str]:
@@ -216,19 +217,19 @@ def _attempt(agreement: Agreement, what: str, run) -> dict[str, bool]:
         return {}
 
 
-def compare(ours: Path, theirs: Theirs, number: int) -> Agreement:
-    """The three runs of one shared checkpoint."""
+def compare(ours: Path, theirs: Theirs, number: int, their_track: str = "python") -> Agreement:
+    """The three runs of one shared checkpoint, their reference set up with ``their_track``."""
     agreement = Agreement(ours.name, number, notes=documented_names(ours))
     entry_file = theirs.config["entry_file"]
     harness = theirs.harness()
     their_reference = theirs.root / "solutions" / f"checkpoint_{number}"
     our_reference = ours / "solutions" / "python" / f"checkpoint_{number}"
     agreement.theirs_on_theirs = _attempt(agreement, "their suite on their reference", lambda: run_their_suite(
-        theirs, number, prepare(their_reference, "python", entry_file), harness))
+        theirs, number, prepare(their_reference, their_track, entry_file), harness))
     agreement.theirs_on_ours = _attempt(agreement, "their suite on our reference", lambda: run_their_suite(
         theirs, number, prepare(our_reference, "python", entry_file), harness))
     agreement.ours_on_theirs = _attempt(agreement, "our cases on their reference",
-                                        lambda: case_outcomes(load(ours), number, their_reference))
+                                        lambda: case_outcomes(load(ours), number, their_reference, their_track))
     return agreement
 
 
@@ -267,11 +268,13 @@ def main() -> None:
     parser.add_argument("checkout", type=Path, help="a work tree of the SlopCodeBench repository")
     parser.add_argument("--problem", action="append", default=[], help="only this problem (repeatable)")
     parser.add_argument("--checkpoint", type=int, help="only checkpoint N")
+    parser.add_argument("--their-track", default="python",
+                        help="the track their references run on (python3.12 for references needing it)")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     args = parser.parse_args()
     try:
-        found = [compare(ours, theirs, n) for ours, theirs, n in shared(args.checkout.resolve(), args.problem,
-                                                                        args.checkpoint)]
+        found = [compare(ours, theirs, n, args.their_track)
+                 for ours, theirs, n in shared(args.checkout.resolve(), args.problem, args.checkpoint)]
     except ProblemError as error:
         sys.exit(f"our problem does not compile:\n{error}")
     if args.json:

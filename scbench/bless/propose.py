@@ -66,13 +66,21 @@ class _Output:
     raw: bytes
 
 
+def _unfilled(raw: bytes, placeholders: dict[str, str]) -> bytes:
+    """``raw`` with each placeholder's value (the case's working directory, the data directory) written back as
+    the placeholder, so a refreshed expectation holds ``{cwd}``, not one run's temporary path."""
+    for name, value in placeholders.items():
+        raw = raw.replace(value.encode(), f"{{{name}}}".encode())
+    return raw
+
+
 def _cli_outputs(obs: CliObservation) -> Iterator[_Output]:
     expect = obs.step.expect
-    yield _Output(("stdout",), "stdout", expect.stdout, obs.result.stdout)
-    yield _Output(("stderr",), "stderr", expect.stderr, obs.result.stderr)
+    yield _Output(("stdout",), "stdout", expect.stdout, _unfilled(obs.result.stdout, obs.placeholders))
+    yield _Output(("stderr",), "stderr", expect.stderr, _unfilled(obs.result.stderr, obs.placeholders))
     for name, spec in expect.files.items():
         if obs.files[name] is not None:
-            yield _Output(("files", name), f"file {name}", spec, obs.files[name])
+            yield _Output(("files", name), f"file {name}", spec, _unfilled(obs.files[name], obs.placeholders))
 
 
 def _outputs(obs: CliObservation | HttpObservation) -> Iterator[_Output]:

@@ -181,7 +181,8 @@ class Evaluation:
         self.failed: list[str] = []
         level = choose(target.sandbox)
         self.prepared = target.prepare(bundle.config.entry_file, level)
-        self.sandbox = level(limits_of(bundle, number), [self.prepared.directory, bundle.data_dir()],
+        self.sandbox = level(limits_of(bundle, number), [self.prepared.directory, bundle.data_dir(),
+                                                          *self.prepared.visible],
                              parallel=workers)
         self.ctx = RunContext(entry=self.prepared.entry, data=bundle.data_dir(), env=self.checkpoint.config.env,
                               solution=self.prepared.directory, sandbox=self.sandbox)

@@ -26,7 +26,7 @@ def _text(target: str, spec: OutputExpectation, actual: str) -> Failure | None:
     return Failure(target=target, message=message, diff=diff)
 
 
-def _listed(target: str, lines: list[str], noun: str) -> Failure | None:
+def listed(target: str, lines: list[str], noun: str) -> Failure | None:
     """One failure for the ``lines`` found wrong with an output (``None`` when there are none): the
     only one as its message, else their count and the first, every one in the diff."""
     if len(lines) <= 1:
@@ -46,7 +46,7 @@ def _structured(target: str, spec: OutputExpectation, actual: str) -> Failure | 
                   for e in Draft202012Validator(spec.json_schema).iter_errors(parsed)]
         if errors:
             return Failure(target=target, message="does not match the schema", diff="\n".join(cut_lines(errors)))
-    return None if spec.value is None else _listed(target, structured.differences(spec.value, parsed, spec),
+    return None if spec.value is None else listed(target, structured.differences(spec.value, parsed, spec),
                                                    "differences")
 
 
@@ -77,5 +77,5 @@ def check_output(target: str, spec: OutputExpectation, actual: bytes | None) -> 
     except UnicodeDecodeError as error:
         existence = spec.format == "text" and spec.value is None and not search.searched(spec)
         return None if existence else _not_utf8(target, actual, error)
-    return _listed(target, search.text_failures(spec, decoded), "text checks fail") or \
+    return listed(target, search.text_failures(spec, decoded), "text checks fail") or \
         _content(target, spec, decoded)

@@ -43,9 +43,14 @@ def _accepts_anything(output: OutputExpectation) -> bool:
     return output.value == "[..]"
 
 
+EFFECTS = ("absent", "empty", "databases")
+"""What a CLI step's expectation checks beside its outputs."""
+
+
 def _is_vacuous(expect) -> bool:
     outputs = _outputs(expect)
-    return any(map(_accepts_anything, outputs)) or (getattr(expect, "exit_code", None) == "any" and not outputs)
+    checked = outputs or any(getattr(expect, name, None) for name in EFFECTS)
+    return any(map(_accepts_anything, outputs)) or (getattr(expect, "exit_code", None) == "any" and not checked)
 
 
 def _where(compiled: CompiledCase, text: str) -> Location:

@@ -11,7 +11,9 @@ import binascii
 import json
 import math
 import re
+import sqlite3
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -23,15 +25,17 @@ from scbench.problem.model import (
     ANY,
     Base64File,
     CliCase,
+    Comparison,
     CopyFile,
     HttpCase,
     JsonStdin,
     OutputExpectation,
     ProblemConfig,
+    SqliteFile,
     TarFile,
 )
 from scbench.problem.source import Unreadable, read_text
-from scbench.problem.walk import argument_strings, cli_steps, inputs, outputs
+from scbench.problem.walk import argument_strings, cli_steps, expected_paths, inputs, outputs, queries
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 CAPTURE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
@@ -93,8 +97,20 @@ def _tar_members(spec: TarFile, path: tuple, ctx: CaseContext) -> Iterator[Findi
             yield from _base64(content, (*path, "tar", name), ctx)
 
 
+def _sqlite_statements(spec: SqliteFile, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
+    """Each statement run in order on an empty in-memory database: the first that fails is located."""
+    with closing(sqlite3.connect(":memory:")) as database:
+        for index, statement in enumerate(spec.sqlite):
+            try:
+                database.execute(statement)
+            except (sqlite3.Error, sqlite3.Warning) as error:
+                yield (*path, "sqlite", index), f"the statement fails: {error}", \
+                    "fix the SQL; statements run in order on an empty database, one statement each"
+                return
+
+
 INPUT_CHECKS: dict[type, Callable[[object, tuple, CaseContext], Iterator[Finding]]] = {
-    CopyFile: _copy_source, Base64File: _base64, TarFile: _tar_members}
+    CopyFile: _copy_source, Base64File: _base64, TarFile: _tar_members, SqliteFile: _sqlite_statements}
 """Input-file form -> its own check (forms without an entry need none)."""
 
 
@@ -129,10 +145,34 @@ def _stdins(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
             yield from STDIN_CHECKS.get(type(step.stdin), lambda *_: iter(()))(step.stdin, (*path, "stdin"), ctx)
 
 
+PATH_NOUNS = {"files": "output file", "databases": "output database", "absent": "path", "empty": "directory"}
+"""Kind of path an expectation names -> its name in a message."""
+
+
 def _output_names(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
-    for path, _ in outputs(case):
-        if path[-2] == "files" and _leaves(path[-1]):
-            yield path, f"output file {path[-1]!r} is outside the working directory", "use a relative path without '..'"
+    for path, kind, name in expected_paths(case):
+        if _leaves(name):
+            yield path, f"{PATH_NOUNS[kind]} {name!r} is outside the working directory", \
+                "use a relative path without '..'"
+
+
+def _within(name: str, other: str) -> bool:
+    return PurePosixPath(name).is_relative_to(PurePosixPath(other))
+
+
+CONTRADICTIONS: dict[str, Callable[[str, str], bool]] = {
+    "absent": _within, "empty": lambda name, directory: name != directory and _within(name, directory)}
+"""Absence expectation -> whether a path that another expectation of the step needs to exist contradicts it."""
+
+
+def _absences_possible(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+    existing = [(path[:-3], kind, name) for path, kind, name in expected_paths(case) if kind != "absent"]
+    for path, kind, name in expected_paths(case):
+        contradicting = CONTRADICTIONS.get(kind, lambda *_: False)
+        for step, other_kind, other in existing:
+            if step == path[:-3] and (other_kind, other) != (kind, name) and contradicting(other, name):
+                yield path, f"{name!r} must be {kind}, and {other_kind} names {other!r}", \
+                    "keep one of the two expectations"
 
 
 def _expected_file(output: OutputExpectation, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
@@ -218,7 +258,7 @@ def _regex(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
         yield from _compile_regex(output.value, (*path, "value"))
 
 
-def _jsonpaths(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
+def _jsonpaths(output: Comparison, path: tuple) -> Iterator[Finding]:
     for index, expression in enumerate(output.ignore):
         yield from compile_jsonpath(expression, (*path, "ignore", index))
     for index, rule in enumerate(output.normalize):
@@ -248,6 +288,9 @@ def _outputs_well_formed(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator
         if isinstance(output, OutputExpectation):
             for check in OUTPUT_CHECKS:
                 yield from check(output, path)
+    for path, query in queries(case):
+        yield from _jsonpaths(query, path)
+        yield from _finite(query.rows, (*path, "rows"))
 
 
 def _captures_well_formed(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
@@ -315,6 +358,6 @@ def _request_body(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Findin
 
 
 CASE_CHECKS: list[Callable[[CliCase | HttpCase, CaseContext], Iterator[Finding]]] = [
-    _inline_and_steps, _input_paths, _stdins, _output_names, _expected_files, _outputs_well_formed,
+    _inline_and_steps, _input_paths, _stdins, _output_names, _absences_possible, _expected_files, _outputs_well_formed,
     _captures_well_formed, _placeholders, _captures_defined, _server_known, _request_body,
 ]

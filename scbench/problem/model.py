@@ -9,6 +9,10 @@ Placeholders:
     * in CLI ``args``, ``env`` values and server ``args``: ``{cwd}`` (the case's fresh
       working directory), ``{data}`` (the problem's read-only ``data/`` directory),
       ``{port}`` and ``{host}`` (HTTP servers only);
+    * the same, as text, in the contents of inline input files (text, ``json``, ``yaml``,
+      ``jsonl``: every string, keys included) and of ``stdin`` (text, ``json``, ``yaml``), and in a
+      CLI step's expectations: expected values, ``contains``, ``not_contains``, ``search`` (escaped
+      for a regular expression), and a database's SQL and rows;
     * in HTTP request paths, query values, headers and bodies: ``{{name}}`` for a value
       captured by an earlier step of the same case.
 
@@ -80,6 +84,19 @@ class Base64File(Strict):
     base64: str
 
 
+class Directory(Strict):
+    """An empty directory (``{directory: true}``), for a program that expects one to exist."""
+
+    directory: Literal[True]
+
+
+class SqliteFile(Strict):
+    """An SQLite database built by scbench from SQL statements, run in order in one transaction (a seed
+    database for a program that reads or migrates one)."""
+
+    sqlite: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1, description="SQL statements, one each")
+
+
 class CopyFile(Strict):
     """A file or a whole tree copied from the problem's ``data/`` directory."""
 
@@ -98,7 +115,7 @@ class TarFile(Strict):
 
 
 InputFile = Annotated[
-    str | TextFile | JsonFile | JsonlFile | YamlFile | Base64File | CopyFile | TarFile,
+    str | TextFile | JsonFile | JsonlFile | YamlFile | Base64File | CopyFile | TarFile | Directory | SqliteFile,
     Field(description="a bare string is shorthand for {text: ...}"),
 ]
 
@@ -144,7 +161,20 @@ class TextNormalization(Strict):
     lower: bool = Field(False, description="lower-case the text")
 
 
-class OutputExpectation(Strict):
+class Comparison(Strict):
+    """How an expected value is compared with an actual one (see :class:`OutputExpectation`)."""
+
+    subset: bool = False
+    unordered: bool = False
+    sort_by: list[str] = Field(default_factory=list)
+    tolerance: Tolerance | None = None
+    ignore: list[str] = Field(default_factory=list, description="JSONPath expressions removed before comparing")
+    normalize: list[TextNormalization] = Field(default_factory=list,
+                                               description="string leaves rewritten on both sides before comparing")
+    key_order: bool = Field(False, description="JSON object keys must appear in the expected order")
+
+
+class OutputExpectation(Comparison):
     """How to read one output (stdout, stderr, a file, an HTTP body) and what it must be.
 
     The actual output is parsed with ``format``; ``ignore`` JSONPaths are removed from
@@ -161,14 +191,6 @@ class OutputExpectation(Strict):
     format: OutputFormat = "text"
     value: Any = Field(None, description="expected value, in parsed form")
     file: str | None = Field(None, description="expected value read from this file, relative to the case file")
-    subset: bool = False
-    unordered: bool = False
-    sort_by: list[str] = Field(default_factory=list)
-    tolerance: Tolerance | None = None
-    ignore: list[str] = Field(default_factory=list, description="JSONPath expressions removed before comparing")
-    normalize: list[TextNormalization] = Field(default_factory=list,
-                                               description="string leaves rewritten on both sides before comparing")
-    key_order: bool = Field(False, description="JSON object keys must appear in the expected order")
     regex: bool = False
     json_schema: dict[str, Any] | None = Field(None, alias="schema", description="the parsed value must validate")
     contains: list[Annotated[str, Field(min_length=1)]] = Field(
@@ -184,6 +206,37 @@ Output = Annotated[str | OutputExpectation, Field(description="a bare string is 
 
 ExitCode = int | Literal["nonzero", "any"]
 
+Constraint = Literal["any", "not_null", "unique", "primary_key", "foreign_key", "check"]
+
+
+class SqlQuery(Comparison):
+    """A query scbench runs on a read-only copy of an output database, and the rows it must return:
+    each row an object of column name -> value (INTEGER and REAL as numbers, TEXT as a string, NULL as
+    null, a BLOB as the text ``X'0AFF'``), compared as JSON Lines records under the comparison options."""
+
+    sql: str = Field(min_length=1, description="one SQL statement that reads (the copy is opened read-only)")
+    rows: list[dict[str, Any]] = Field(description="the rows expected, in order unless unordered")
+
+
+class SqlViolation(Strict):
+    """A statement that must fail with a constraint error on a writable copy of an output database,
+    after ``setup`` statements that must each succeed (on that copy only)."""
+
+    setup: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list,
+                                                             description="statements run first, each must succeed")
+    sql: str = Field(min_length=1, description="the statement that must fail")
+    constraint: Constraint = Field("any", description="the kind of constraint that must fail")
+
+
+class DatabaseExpectation(Strict):
+    """An SQLite database the step must leave: queries and the rows they return, statements that must
+    violate a constraint. scbench runs them itself (Python's sqlite3) on copies, never on the file graded."""
+
+    foreign_keys: bool = Field(True, description="PRAGMA foreign_keys = ON on every connection")
+    queries: list[SqlQuery] = Field(default_factory=list)
+    violations: list[SqlViolation] = Field(default_factory=list)
+
+
 
 class CliExpectation(Strict):
     """What one CLI step must produce."""
@@ -192,6 +245,12 @@ class CliExpectation(Strict):
     stdout: Output | None = None
     stderr: Output | None = None
     files: dict[str, Output] = Field(default_factory=dict, description="output files, relative to the working dir")
+    absent: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list, description="paths that must not exist afterwards (no file, directory or link)")
+    empty: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list, description="directories that must exist afterwards and hold no entry")
+    databases: dict[str, DatabaseExpectation] = Field(
+        default_factory=dict, description="SQLite databases the step must leave, relative to the working dir")
 
 
 class CliStep(Strict):

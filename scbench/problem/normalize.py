@@ -11,7 +11,6 @@ from scbench.formats import PARSERS
 from scbench.problem.checks import CaseContext
 from scbench.problem.model import (
     CliCase,
-    CliExpectation,
     CliStep,
     HttpCase,
     HttpStep,
@@ -41,7 +40,7 @@ def _cli_step(step: CliStep, ctx: CaseContext, case_timeout: float | None) -> Cl
     files = {name: output(value, ctx) for name, value in expect.files.items()}
     return step.model_copy(update={
         "timeout": step.timeout or case_timeout or ctx.timeout,
-        "expect": CliExpectation(exit_code=expect.exit_code, files=files, **streams),
+        "expect": expect.model_copy(update={"files": files, **streams}),
     })
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from scbench.problem.model import CliCase, CliExpectation, CliStep, HttpCase, InputFile, Output
+from scbench.problem.model import CliCase, CliExpectation, CliStep, HttpCase, InputFile, Output, SqlQuery
 
 Path_ = tuple
 
@@ -48,6 +48,26 @@ def outputs(case: CliCase | HttpCase) -> Iterator[tuple[Path_, Output]]:
                 yield (*path, "expect", stream), output
         for name, output in step.expect.files.items():
             yield (*path, "expect", "files", name), output
+
+
+def expected_paths(case: CliCase | HttpCase) -> Iterator[tuple[Path_, str, str]]:
+    """Every path a CLI step's expectation names, ``(document path, kind, name)``: its output files
+    (``files``), databases (``databases``) and the paths that must be ``absent`` or ``empty``."""
+    for path, step in cli_steps(case) if isinstance(case, CliCase) else ():
+        for kind in ("files", "databases"):
+            for name in getattr(step.expect, kind):
+                yield (*path, "expect", kind, name), kind, name
+        for kind in ("absent", "empty"):
+            for index, name in enumerate(getattr(step.expect, kind)):
+                yield (*path, "expect", kind, index), kind, name
+
+
+def queries(case: CliCase | HttpCase) -> Iterator[tuple[Path_, SqlQuery]]:
+    """Every SQL query of a CLI step's database expectations."""
+    for path, step in cli_steps(case) if isinstance(case, CliCase) else ():
+        for name, database in step.expect.databases.items():
+            for index, query in enumerate(database.queries):
+                yield (*path, "expect", "databases", name, "queries", index), query
 
 
 def argument_strings(case: CliCase | HttpCase) -> Iterator[tuple[Path_, str]]:

@@ -126,9 +126,9 @@ def run_http_case(case: HttpCase, ctx: RunContext,
     whose request could not be made (server dead, timeout). ``accept`` tells polling steps
     when a response is good enough. The server's process group is always killed."""
     with CaseDirs(ctx.sandbox, ctx.solution) as dirs:
-        write_inputs(dirs.work, case.files, ctx.data)
-        dirs.own()
         values = {"cwd": str(dirs.work), "data": str(ctx.data), "port": str(free_port()), "host": HOST}
+        write_inputs(dirs.work, case.files, ctx.data, values)
+        dirs.own()
         env = {**process.base_environment(dirs.home, dirs.tmp), **ctx.env,
                **{k: fill(v, values) for k, v in {**case.env, **case.server.env}.items()}}
         argv = ctx.entry_in(dirs.solution_copy) + [fill(arg, values) for arg in case.server.args]

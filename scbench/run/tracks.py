@@ -58,6 +58,7 @@ class Track(BaseModel):
     products: list[str] = []
     registries: list[str] = []
     setup_note: dict[str, str] = {}
+    interpreter: str | None = None
 
     def hosts(self) -> tuple[str, ...]:
         """What set-up may reach: the track's registries and the hosts of the registry URLs the host's
@@ -74,6 +75,29 @@ def tracks() -> dict[str, Track]:
     """Track name -> :class:`Track`, from ``scbench/run/tracks.yaml``."""
     raw = yaml.load((Path(__file__).with_name("tracks.yaml")).read_text(), Loader=yaml.CSafeLoader)
     return {name: Track.model_validate(entry) for name, entry in raw.items()}
+
+
+def interpreter(name: str, track: Track, level: type[Sandbox]) -> str:
+    """What ``{python}`` names for ``track`` (called ``name``) under ``level``: the level's interpreter, or
+    the program the track's ``interpreter`` names, found on the ``PATH`` as bwrap shows it (version managers'
+    ``shims`` directories left out). Raises :class:`SetupError` when it is not there."""
+    if track.interpreter is None:
+        return level.python
+    directories = [path for path in os.environ.get("PATH", "").split(os.pathsep) if Path(path).name != "shims"]
+    found = shutil.which(track.interpreter, path=os.pathsep.join(directories))
+    if found is None:
+        raise SetupError(f"the {name} track runs {track.interpreter}, which is not on the PATH (version managers' "
+                         f"shims left out): install it or put its directory on the PATH, or pass another --track")
+    return found
+
+
+def installation(track: Track, python: str) -> tuple[Path, ...]:
+    """The host directories a sandbox must show for ``track`` to run ``python`` (what ``{python}`` names): the
+    installation of a track's own interpreter, which may lie outside the system directories (the parent of its
+    ``bin``, when that holds a ``lib/python3*`` of its own: never a home that merely holds a ``bin``); none for
+    the interpreter running scbench, which every level shows."""
+    prefix = Path(python).resolve().parents[1] if track.interpreter is not None else None
+    return (prefix,) if prefix is not None and any((prefix / "lib").glob("python3*")) else ()
 
 
 def _key(solution: Path, track: Track, entry_file: str) -> str:
@@ -141,7 +165,8 @@ def _read_only(workdir: Path, products: list[str], owner: tuple[int, int] | None
 
 def _run_setup(track: Track, workdir: Path, values: dict[str, str], level: type[Sandbox], log: Path,
                home: Path) -> None:
-    with level(SETUP_LIMITS, writable=[workdir, home], network=track.hosts()) as sandbox:
+    with level(SETUP_LIMITS, visible=installation(track, values["python"]), writable=[workdir, home],
+               network=track.hosts()) as sandbox:
         for argv in ([arg.format_map(values) for arg in step.run] for step in track.setup
                      if not step.when or (workdir / step.when).exists()):
             done = sandbox.exec(argv, workdir, sandbox.setup_environment(home), workdir, None, SETUP_TIMEOUT)
@@ -202,10 +227,12 @@ def _set_up(track: Track, workdir: Path, values: dict[str, str], level: type[San
 
 @dataclass(frozen=True)
 class Prepared:
-    """A solution ready to run: its private directory and its entry argv."""
+    """A solution ready to run: its private directory, its entry argv and the host directories a sandbox must
+    show besides it (:func:`installation`)."""
 
     directory: Path
     entry: list[str]
+    visible: tuple[Path, ...] = ()
 
 
 def prepare(solution: Path, track_name: str, entry_file: str, level: type[Sandbox] = Local,
@@ -221,7 +248,7 @@ def prepare(solution: Path, track_name: str, entry_file: str, level: type[Sandbo
     if level.tracks is not None and track_name not in level.tracks:
         raise SetupError(f"the {level.name} sandbox has the {', '.join(level.tracks)} tracks, not {track_name}: "
                          f"pass another --sandbox (see `scbench sandbox list`)")
-    values = {"python": level.python, "entry_file": entry_file}
+    values = {"python": interpreter(track_name, track, level), "entry_file": entry_file}
     wanted = track.requires.format_map(values)
     if not any(solution.glob(wanted)):
         raise SetupError(f"{solution} has no {wanted}, so it is not a {track_name} solution of this problem: "
@@ -237,4 +264,4 @@ def prepare(solution: Path, track_name: str, entry_file: str, level: type[Sandbo
             with _setup_home(level, track_name, toolchains) as home:
                 _set_up(track, target, values, level, home)
             ready.touch()
-    return Prepared(target, resolve_entry(track.entry, target, values))
+    return Prepared(target, resolve_entry(track.entry, target, values), installation(track, values["python"]))

@@ -6,15 +6,29 @@ import base64
 import io
 import json
 import shutil
+import sqlite3
 import tarfile
 import tempfile
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import yaml
 
 from scbench import content
-from scbench.problem.model import Base64File, CopyFile, InputFile, JsonFile, JsonlFile, TarFile, TextFile, YamlFile
+from scbench.problem.model import (
+    Base64File,
+    CopyFile,
+    Directory,
+    InputFile,
+    JsonFile,
+    JsonlFile,
+    SqliteFile,
+    TarFile,
+    TextFile,
+    YamlFile,
+)
+from scbench.run.context import filled_content
 from scbench.sandbox.base import Sandbox
 
 TAR_FORMATS = {"pax": tarfile.PAX_FORMAT, "gnu": tarfile.GNU_FORMAT, "ustar": tarfile.USTAR_FORMAT}
@@ -32,6 +46,13 @@ def write_tar(target: Path, spec: TarFile) -> None:
             archive.addfile(member, io.BytesIO(payload))
 
 
+def write_sqlite(target: Path, spec: SqliteFile) -> None:
+    """Build the database ``spec`` describes at ``target``: its statements in order, in one transaction."""
+    with closing(sqlite3.connect(target)) as database, database:
+        for statement in spec.sqlite:
+            database.execute(statement)
+
+
 WRITERS: dict[type, Callable[[Path, object, Path], None]] = {
     str: lambda target, spec, data: target.write_text(spec, encoding="utf-8"),
     TextFile: lambda target, spec, data: target.write_text(spec.text, encoding="utf-8"),
@@ -42,6 +63,8 @@ WRITERS: dict[type, Callable[[Path, object, Path], None]] = {
     CopyFile: lambda target, spec, data: (shutil.copytree if (data / spec.copy_).is_dir() else shutil.copy)(
         data / spec.copy_, target),
     TarFile: lambda target, spec, data: write_tar(target, spec),
+    Directory: lambda target, spec, data: target.mkdir(),
+    SqliteFile: lambda target, spec, data: write_sqlite(target, spec),
 }
 """Input-file form -> writer(target path, spec, problem data dir)."""
 
@@ -61,13 +84,14 @@ def _cleared(workdir: Path, name: str) -> Path:
     return target
 
 
-def write_inputs(workdir: Path, files: dict[str, InputFile], data: Path) -> None:
+def write_inputs(workdir: Path, files: dict[str, InputFile], data: Path, values: dict[str, str] | None = None) -> None:
     """Write each input file (parents created) into ``workdir``, in place of whatever a previous step
-    of the solution left in its way (:func:`_cleared`)."""
+    of the solution left in its way (:func:`_cleared`), its content's placeholders filled from ``values``
+    (:func:`scbench.run.context.filled_content`)."""
     for name, spec in files.items():
         target = _cleared(workdir, name)
         target.parent.mkdir(parents=True, exist_ok=True)
-        WRITERS[type(spec)](target, spec, data)
+        WRITERS[type(spec)](target, filled_content(spec, values or {}), data)
 
 
 def mirror(solution: Path, target: Path) -> Path:
