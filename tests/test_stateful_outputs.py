@@ -261,3 +261,15 @@ def test_a_database_reached_through_a_link_is_never_read(problem, tmp_path):
             {"sql": "SELECT name FROM sqlite_master", "rows": [{"name": "t"}]}]}}}},
     ], tmp_path / "results")
     assert found == {"linked": [("database app.db", "was not created")], "journal_linked": []}
+
+
+def test_a_database_whose_view_never_ends_fails_its_query_instead_of_stalling_the_grader(problem, tmp_path):
+    endless = ("import sqlite3; db = sqlite3.connect('app.db'); db.execute(\"CREATE VIEW users AS WITH RECURSIVE "
+               "n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT x AS id FROM n\"); db.commit()")
+    endless_rows = {"queries": [{"sql": "SELECT count(*) AS n FROM users", "rows": [{"n": 1}]},
+                                {"sql": "SELECT id FROM users", "rows": []}]}
+    found = failures(problem, [{"id": "endless", "args": [endless], "expect": {"databases": {"app.db": endless_rows}}}],
+                     tmp_path / "results")
+    assert found == {"endless": [
+        ("database app.db", "query 1 fails: interrupted (after 10 s)"),
+        ("database app.db", "query 2 fails: interrupted (after 10 s)")]}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import tempfile
+import time
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,13 @@ from scbench.grade import structured
 from scbench.grade.outputs import listed
 from scbench.problem.model import Comparison, DatabaseExpectation, OutputExpectation, SqlQuery, SqlViolation
 from scbench.results import Failure
+
+SECONDS = 10.0
+"""Seconds the statements on one connection to a database (its queries, or one violation with its setup) may take."""
+PROGRESS_STEPS = 10_000
+"""SQLite virtual-machine steps between two looks at the clock."""
+MAX_ROWS = 100_000
+"""Most rows a query may return; more is a failure (the expected rows are written in a case file)."""
 
 CONSTRAINTS = {"any": ("SQLITE_CONSTRAINT", "a constraint error"),
                "not_null": ("SQLITE_CONSTRAINT_NOTNULL", "a NOT NULL constraint error"),
@@ -25,6 +33,11 @@ CONSTRAINTS = {"any": ("SQLITE_CONSTRAINT", "a constraint error"),
 message."""
 
 
+def _reason(error: sqlite3.Error) -> str:
+    """SQLite's message, saying why an interrupted statement was."""
+    return f"{error} (after {SECONDS:g} s)" if str(error) == "interrupted" else str(error)
+
+
 def _copy(files: dict[str, bytes], path: Path) -> Path:
     """The database's files (suffix -> bytes) written as ``path`` and its sidecars; returns ``path``."""
     for suffix, data in files.items():
@@ -33,8 +46,14 @@ def _copy(files: dict[str, bytes], path: Path) -> Path:
 
 
 def _connect(path: Path, foreign_keys: bool, read_only: bool) -> sqlite3.Connection:
-    """A connection in autocommit mode (each statement commits, a deferred constraint fails with it)."""
+    """A connection in autocommit mode (each statement commits, a deferred constraint fails with it) to a file the
+    solution wrote: the functions its views and triggers may call are only those without side effects
+    (``trusted_schema`` off), and whatever runs on it is interrupted once the connection is :data:`SECONDS` old
+    (a view that never ends fails, it does not stall the grader)."""
     connection = sqlite3.connect(path.as_uri() + ("?mode=ro" if read_only else ""), uri=True, isolation_level=None)
+    deadline = time.monotonic() + SECONDS
+    connection.set_progress_handler(lambda: time.monotonic() > deadline, PROGRESS_STEPS)
+    connection.execute("PRAGMA trusted_schema = OFF")
     connection.execute(f"PRAGMA foreign_keys = {'ON' if foreign_keys else 'OFF'}")
     return connection
 
@@ -53,9 +72,11 @@ def _comparison(query: SqlQuery) -> OutputExpectation:
 def _query(number: int, query: SqlQuery, connection: sqlite3.Connection, target: str) -> Failure | None:
     try:
         cursor = connection.execute(query.sql)
-        names, rows = [column[0] for column in cursor.description or ()], cursor.fetchall()
+        names, rows = [column[0] for column in cursor.description or ()], cursor.fetchmany(MAX_ROWS + 1)
     except sqlite3.Error as error:
-        return Failure(target=target, message=f"query {number} fails: {error}", diff=query.sql)
+        return Failure(target=target, message=f"query {number} fails: {_reason(error)}", diff=query.sql)
+    if len(rows) > MAX_ROWS:
+        return Failure(target=target, message=f"query {number} returns more than {MAX_ROWS} rows", diff=query.sql)
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
         return Failure(target=target, message=f"query {number} returns the column {', '.join(twice)} more than "
@@ -70,8 +91,8 @@ def _setup(number: int, violation: SqlViolation, connection: sqlite3.Connection,
         try:
             connection.execute(statement)
         except sqlite3.Error as error:
-            return Failure(target=target, message=f"violation {number}: setup statement {index} fails: {error}",
-                           diff=statement)
+            return Failure(target=target, message=f"violation {number}: setup statement {index} fails: "
+                           f"{_reason(error)}", diff=statement)
     return None
 
 
@@ -82,7 +103,7 @@ def _violation(number: int, violation: SqlViolation, connection: sqlite3.Connect
     except sqlite3.Error as error:
         name = getattr(error, "sqlite_errorname", type(error).__name__)
         return None if name.startswith(prefix) else Failure(
-            target=target, message=f"violation {number}: expected {wanted}, it fails with {error} ({name})",
+            target=target, message=f"violation {number}: expected {wanted}, it fails with {_reason(error)} ({name})",
             diff=violation.sql)
     return Failure(target=target, message=f"violation {number}: expected {wanted}, the statement succeeds",
                    diff=violation.sql)
