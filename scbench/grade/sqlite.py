@@ -69,18 +69,22 @@ def _comparison(query: SqlQuery) -> OutputExpectation:
                                                                    for name in Comparison.model_fields}})
 
 
+def _unusable(names: list[str], rows: list[tuple]) -> str | None:
+    """Why a query's result cannot be compared as rows of objects (``None`` when it can)."""
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        return f"returns the column {', '.join(twice)} more than once: give each column its own name (AS)"
+    return f"returns more than {MAX_ROWS} rows" if len(rows) > MAX_ROWS else None
+
+
 def _query(number: int, query: SqlQuery, connection: sqlite3.Connection, target: str) -> Failure | None:
     try:
         cursor = connection.execute(query.sql)
         names, rows = [column[0] for column in cursor.description or ()], cursor.fetchmany(MAX_ROWS + 1)
     except sqlite3.Error as error:
         return Failure(target=target, message=f"query {number} fails: {_reason(error)}", diff=query.sql)
-    if len(rows) > MAX_ROWS:
-        return Failure(target=target, message=f"query {number} returns more than {MAX_ROWS} rows", diff=query.sql)
-    twice = sorted({name for name in names if names.count(name) > 1})
-    if twice:
-        return Failure(target=target, message=f"query {number} returns the column {', '.join(twice)} more than "
-                       "once: give each column its own name (AS)", diff=query.sql)
+    if why := _unusable(names, rows):
+        return Failure(target=target, message=f"query {number} {why}", diff=query.sql)
     actual = [{name: _cell(item) for name, item in zip(names, row, strict=True)} for row in rows]
     lines = structured.differences(query.rows, actual, _comparison(query))
     return listed(target, [f"query {number}: {line}" for line in lines], "differences")
