@@ -107,7 +107,8 @@ runs: [{tmp_path}/no-runs-here/*]
     shown = str(plan)
     expected = [
         f"{shown}:4: solutions[0].problem: unknown problem 'kvv'\n    fix: did you mean 'kv'?",
-        f"{shown}:8: solutions[1].track: unknown track 'cobol'\n    fix: use one of: python, python3.12, node, rust, java, go",
+        f"{shown}:8: solutions[1].track: unknown track 'cobol'\n"
+        "    fix: use one of: python, python3.12, node, rust, java, go",
         f"{shown}:11: solutions[2].checkpoints[1]: kv has no checkpoint 3\n    fix: use checkpoints 1..2",
         f"{shown}:14: solutions[3].entry: cannot split the entry command into words: No closing quotation\n"
         f"    fix: balance its quotes",
