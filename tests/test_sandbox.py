@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -144,8 +145,10 @@ def test_the_level_used_is_recorded_in_the_results(kv, tmp_path, level):
 
 @pytest.fixture
 def home_cache(tmp_path):
-    """A cache directory in the user's real home (where scbench keeps it by default), removed after."""
-    cache = Path.home() / ".cache" / f"scbench-test-{tmp_path.name}"
+    """A cache directory in the user's real home (where scbench keeps it by default), removed after. Its name is
+    unique: pytest's workers each number their temporary directories from 0, so ``tmp_path.name`` repeats across
+    workers, and one test's teardown removed the cache another test was running on."""
+    cache = Path.home() / ".cache" / f"scbench-test-{uuid.uuid4().hex}"
     yield cache
     shutil.rmtree(cache, ignore_errors=True)
 

@@ -1,4 +1,4 @@
-"""``docker``: one container per sandbox (one solution at one checkpoint), one ``exec`` per run.
+"""``docker``: one container per sandbox (one solution at one checkpoint), its spawner starting each run.
 
 The container runs the image built by ``scbench sandbox build-image`` (a Debian rootfs, no
 registry) with no network (``--network none``; a served port is bridged to the host through a
@@ -7,18 +7,18 @@ root, a private ``/tmp``, no capabilities, ``no-new-privileges``, the unused uid
 :data:`~scbench.sandbox.base.RUN_UID` (under root; the host user otherwise), memory and process
 limits sized for the runs it holds at once, and the sandbox's scratch directory, ``writable``
 and ``visible`` paths bind-mounted at the host's paths. The engine must be this machine's: runs
-are waited for and killed by their host pids. Each run is an ``exec``
-waited for through a pidfd on its host PID and killed from the host like a local process;
-then the processes without an environment marker that it left (adopted by the container's
-init, or children of its own dying processes) are killed with their descendants, so one that
-cleared its environment dies with its run, while the runs beside it, and an exec still
-starting (which has no marker yet), are left alone.
+are waited for and killed by their host pids. The container's main process is the spawner
+(:mod:`scbench.sandbox.spawner`): each run is started by it, at a fork's cost (a ``docker exec``
+costs the engine about 0.1 s), waited for through the pidfd it sends and killed from the host
+like a local process; then the processes without an environment marker that it left (adopted by
+the container's init, or children of its own dying processes) are killed with their
+descendants, so one that cleared its environment dies with its run, while the runs beside it,
+and a run still starting (which carries the spawner's marker until it is started), are left alone.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import importlib.util
 import os
 import signal
@@ -32,7 +32,8 @@ from pathlib import Path
 from scbench.paths import held
 from scbench.sandbox.base import RELAY, RUN_OWNER, RUN_UID, Sandbox, run_uid_refusal
 from scbench.sandbox.limits import MIB
-from scbench.sandbox.process import MARKER, OUTPUT_WAIT_S, BoundedReader, Process, signal_from_shell_status
+from scbench.sandbox.process import MARKER, BoundedReader, Process, feed, pipe_chunks
+from scbench.sandbox.spawner import SOCKET, receive_line, send_line
 
 IMAGE = os.environ.get("SCBENCH_DOCKER_IMAGE", "scbench-sandbox:4")
 """The image runs use; ``scbench sandbox build-image`` builds it. Its tag is the version of the
@@ -41,11 +42,14 @@ recipe (:mod:`scbench.sandbox.image`): a changed recipe gets a new tag, so that 
 LOCK_LABEL = "scbench.lock"
 """The label naming the lock of the scratch directory of a container's sandbox: held while its scbench lives."""
 ENGINE_DEADLINE_S = 30.0
-"""Seconds the engine may take to start an exec, or to report one ended after its process exited."""
+"""Seconds a container may take to be ready for runs, and its spawner to answer a request (to start a run, or
+to report one ended after its process exited)."""
 POLL_CAP_S = 0.016
-"""The longest pause between two questions to the engine while waiting for it (:func:`_until`)."""
+"""The longest pause between two looks at whether the container is ready (:func:`_until`)."""
 TRUST_STORE = Path("/etc/ssl/certs/ca-certificates.crt")
 """The host's CA bundle, shown to setup containers (which download packages) in place of the image's."""
+SPAWNER = Path(__file__).with_name("spawner.py")
+"""The container's main process, which starts its runs (:mod:`scbench.sandbox.spawner`)."""
 
 
 @cache
@@ -69,18 +73,15 @@ def remote_engine() -> str:
     return ""
 
 
-def _until(ready, what: str) -> dict:
-    """Poll :meth:`DockerExec._inspect`-like ``ready()`` (``(done, info)``) until done, first after a
-    millisecond, then at doubling intervals up to :data:`POLL_CAP_S` (each poll is a request the engine
-    serves: a run starts in about 0.1 s, and polling every millisecond cost as much CPU as the run);
-    ``OSError`` naming ``what`` after :data:`ENGINE_DEADLINE_S`."""
+def _until(ready, what: str) -> None:
+    """Call ``ready()`` until it is true, first after a millisecond, then at doubling intervals up to
+    :data:`POLL_CAP_S`; ``OSError`` naming ``what`` after :data:`ENGINE_DEADLINE_S`."""
     deadline, pause = time.monotonic() + ENGINE_DEADLINE_S, 0.001
-    while not (state := ready())[0]:
+    while not ready():
         if time.monotonic() > deadline:
             raise OSError(f"the Docker engine did not {what} within {ENGINE_DEADLINE_S:g} s")
         time.sleep(pause)
         pause = min(2 * pause, POLL_CAP_S)
-    return state[1]
 
 
 EXITING = ""
@@ -89,12 +90,19 @@ EXITING = ""
 
 def reap_stale() -> list[str]:
     """Remove the containers whose scbench died without removing them (a SIGKILL): those labelled with the lock
-    of a scratch directory no live process holds (:func:`scbench.paths.held`). Returns their ids."""
-    stale = [container for container in client().containers.list(all=True, filters={"label": LOCK_LABEL})
-             if not held(Path(container.labels[LOCK_LABEL]))]
+    of a scratch directory no live process holds (:func:`scbench.paths.held`). Returns their ids.
+
+    Containers are listed as the engine summarises them (a listing through the SDK's models inspects each one,
+    and fails on one that another scbench removes meanwhile); one already gone when it is removed was reaped by
+    another scbench starting at the same time."""
+    import docker
+    api = client().api
+    stale = [summary["Id"] for summary in api.containers(all=True, filters={"label": LOCK_LABEL})
+             if not held(Path(summary["Labels"][LOCK_LABEL]))]
     for container in stale:
-        container.remove(force=True)
-    return [container.id for container in stale]
+        with contextlib.suppress(docker.errors.NotFound):
+            api.remove_container(container, force=True)
+    return stale
 
 
 def container_processes(container_id: str) -> dict[int, tuple[int, str | None]]:
@@ -114,81 +122,87 @@ def container_processes(container_id: str) -> dict[int, tuple[int, str | None]]:
     return found
 
 
-def kill_unmarked(container_id: str, marker: str) -> None:
-    """SIGKILL, with their descendants, the processes without a marker (another environment, or
-    none: an empty one reads as :data:`EXITING`) whose parent in the container is the container's
-    own (its init), one of the ended run's (``marker``) or exiting: descendants of the run
-    ``marker`` that cleared their environment. Other runs are spared: their processes descend
-    from an ``exec`` (whose parent is outside the container, also while it starts and has no
-    marker yet) or from a process with their marker."""
+def kill_strays(container_id: str, live: frozenset[str], spawner: int) -> None:
+    """SIGKILL the processes of the container that belong to no live run: each belongs to the run whose marker
+    it carries, or, where it has none (another environment, or none: an empty one reads as :data:`EXITING`), to
+    its nearest ancestor's. Spared are the ``spawner`` (a host pid) and its parent, the container's init, a
+    run the spawner is starting (its child, still carrying the spawner's marker, or none while ``execve``
+    replaces its memory) and the processes of the ``live`` runs; killed are those of ended runs, orphans adopted by the init, and any that copied the
+    spawner's marker to pass for it (a daemon a run left to tamper with the runs after it)."""
     processes = container_processes(container_id)
-    ended = {EXITING, marker, "container"}
-    doomed = [pid for pid, (parent, mark) in processes.items()
-              if mark in (None, EXITING) and parent in processes and processes[parent][1] in ended]
-    while doomed:
-        pid = doomed.pop()
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-        doomed += [child for child, (parent, _) in processes.items() if parent == pid]
+    spared = {spawner, processes[spawner][0]}
+
+    def owner(pid: int) -> str | None:
+        while processes[pid][1] in (None, EXITING) and processes[pid][0] in processes:
+            pid = processes[pid][0]
+        return processes[pid][1]
+
+    for pid, (parent, mark) in processes.items():
+        starting = parent == spawner and mark in ("container", None, EXITING)
+        if pid not in spared and not starting and owner(pid) not in live:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
-class DockerExec(Process):
-    """``argv`` run with ``docker exec`` in ``container`` (stdout and stderr demultiplexed);
-    once it is killed, so are the processes without a marker it left (:func:`kill_unmarked`)."""
+def host_pid(pidfd: int) -> int:
+    """The pid, in this machine's PID namespace, of the process ``pidfd`` refers to (``-1``: it has exited)."""
+    fields = dict(line.split(":", 1) for line in Path(f"/proc/self/fdinfo/{pidfd}").read_text().splitlines())
+    return int(fields["Pid"])
 
-    def __init__(self, container, argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None,
-                 output_limit: int):
-        from docker.utils.socket import frames_iter
-        api = client().api
-        # The marker, a variable set in this exec's environment only, is how this run's processes are told
-        # apart from its neighbours' in the shared container once it is killed (kill_unmarked); the pid is
-        # the exec's main process on the host, which this Process waits for and signals through a pidfd.
+
+class SpawnedRun(Process):
+    """``argv`` started by the container's spawner (:mod:`scbench.sandbox.spawner`) through its socket
+    ``address``, with pipes of ours as its stdin, stdout and stderr; waited for and signalled through the
+    pidfd the spawner sends; once it is killed, so are the processes without a marker it left
+    (:func:`kill_strays`). Raises ``OSError`` when the spawner cannot start it."""
+
+    def __init__(self, box: Docker, argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None):
+        # The marker, a variable set in this run's environment only, is how this run's processes are told
+        # apart from its neighbours' in the shared container once it is killed (kill_strays).
         self.marker = uuid.uuid4().hex
-        self.after_kill = functools.partial(kill_unmarked, container.id, self.marker)
-        self.exec_id = api.exec_create(container.id, argv, stdin=stdin is not None, workdir=str(cwd),
-                                       environment={**env, MARKER: self.marker}, user=user())["Id"]
-        connection = api.exec_start(self.exec_id, socket=True)
-        self.socket = socket.socket(fileno=os.dup(connection.fileno()))
-        connection.close()
-        self.pid = self._started_pid()
-        super().__init__()
-        self.stdout, self.stderr = BoundedReader(output_limit), BoundedReader(output_limit)
-        readers = {1: self.stdout, 2: self.stderr}
-        self.stdout.thread = self.stderr.thread = threading.Thread(
-            target=lambda: [readers[stream].add(chunk) for stream, chunk in frames_iter(self.socket, False)],
-            daemon=True)
-        self.stdout.thread.start()
-        if stdin is not None:
-            threading.Thread(target=self._feed, args=(stdin,), daemon=True).start()
-
-    def _inspect(self) -> dict:
-        return client().api.exec_inspect(self.exec_id)
-
-    def _started_pid(self) -> int:
-        def started() -> tuple[bool, dict]:
-            info = self._inspect()
-            return info["Pid"] != 0 or not (info["Running"] or info["ExitCode"] is None), info
-        return _until(started, "start the run")["Pid"]
-
-    def _feed(self, data: bytes) -> None:
-        with contextlib.suppress(OSError):  # the process exited without reading all its input
-            self.socket.sendall(data)
-            self.socket.shutdown(socket.SHUT_WR)
+        self.box = box
+        box.live.add(self.marker)
+        self.connection = socket.socket(socket.AF_UNIX)
+        self.connection.settimeout(ENGINE_DEADLINE_S)
+        self.connection.connect(box.address)
+        (out, out_end), (err, err_end) = os.pipe(), os.pipe()
+        (stdin_end, writer) = os.pipe() if stdin is not None else (os.open(os.devnull, os.O_RDONLY), None)
+        try:
+            send_line(self.connection, {"argv": argv, "cwd": str(cwd), "env": {**env, MARKER: self.marker}},
+                      (stdin_end, out_end, err_end))
+        finally:
+            for fd in (stdin_end, out_end, err_end):
+                os.close(fd)
+        started, fds = receive_line(self.connection, 1)
+        if "error" in started:
+            box.live.discard(self.marker)
+            for fd in (out, err, writer, self.connection.detach()):
+                if fd is not None:
+                    os.close(fd)
+            raise OSError(started["error"])
+        self.pid = host_pid(fds[0])
+        super().__init__(fds[0])
+        self.stdout = BoundedReader(box.limits.output_bytes).drain(pipe_chunks(os.fdopen(out, "rb")))
+        self.stderr = BoundedReader(box.limits.output_bytes).drain(pipe_chunks(os.fdopen(err, "rb")))
+        if writer is not None:
+            threading.Thread(target=feed, args=(os.fdopen(writer, "wb"), stdin), daemon=True).start()
+        self.code: int | None = None
 
     def signal(self, sig: int) -> None:
         """Signal the main process through its pidfd: its number may be another process's by now."""
         if self.pidfd is not None:
             signal.pidfd_send_signal(self.pidfd, sig)
 
-    def exit_code(self) -> int:
-        # The engine records the exit before it closes the exec's output stream: once the stream has ended
-        # (or after the time the result waits for it anyway), the first question is answered.
-        self.stdout.thread.join(OUTPUT_WAIT_S)
+    def after_kill(self) -> None:
+        """Once the run is killed, so are the processes of the container no live run owns (:func:`kill_strays`)."""
+        self.box.live.discard(self.marker)
+        kill_strays(self.box.container.id, frozenset(self.box.live), self.box.spawner)
 
-        def ended() -> tuple[bool, dict]:
-            info = self._inspect()
-            return not info["Running"], info
-        return signal_from_shell_status(_until(ended, "report the run ended")["ExitCode"])
+    def exit_code(self) -> int:
+        if self.code is None:
+            with self.connection:
+                self.code = receive_line(self.connection, 1)[0]["exit"]
+        return self.code
 
 
 class Docker(Sandbox):
@@ -237,7 +251,7 @@ class Docker(Sandbox):
         return f"docker ({IMAGE})"
 
     def _volumes(self) -> dict[str, dict[str, str]]:
-        shown = {str(path): "ro" for path in (*self.visible, RELAY)}
+        shown = {str(path): "ro" for path in (*self.visible, RELAY, SPAWNER)}
         if self.network and TRUST_STORE.is_file():
             shown[str(TRUST_STORE)] = "ro"
         shown.update({str(path): "rw" for path in (self.scratch, *self.writable)})
@@ -248,22 +262,38 @@ class Docker(Sandbox):
         super().start()
         self.own(self.scratch)
         limits = self.limits.scaled(self.parallel)
+        home = self.scratch / "spawner"
+        home.mkdir()
+        self.own(home)
         self.container = client().containers.run(
-            IMAGE, ["sleep", "infinity"], detach=True, init=True, user=user(),
+            IMAGE, ["python3", "-S", str(SPAWNER), str(home)], detach=True, init=True, user=user(),
             network_mode="none", read_only=True, tmpfs={"/tmp": ""},
             cap_drop=["ALL"], security_opt=["no-new-privileges"], mem_limit=limits.memory_mb * MIB,
             memswap_limit=limits.memory_mb * MIB, pids_limit=limits.processes, volumes=self._volumes(),
             environment={MARKER: "container"},
             labels={"scbench": "sandbox", LOCK_LABEL: str(self.scratch.with_suffix(".lock"))})
+        _until(lambda: (home / SOCKET).exists(), "start the container's spawner")
+        # Once it listens, the runs (the spawner's uid) may no longer replace its socket: under root the
+        # directory becomes root's; as another user runs are that user anyway. The host reaches the socket
+        # through a descriptor of its directory, as its whole path may be longer than a socket address may be.
+        os.chown(home, os.getuid(), os.getgid())
+        os.chmod(home, 0o755)
+        self.home = os.open(home, os.O_PATH)
+        self.address = f"/proc/self/fd/{self.home}/{SOCKET}"
+        processes = container_processes(self.container.id)  # the init, and its only child: the spawner
+        self.spawner = next(pid for pid, (parent, _) in processes.items() if parent in processes)
+        self.live: set[str] = set()
+        """The markers of the runs in flight."""
         return self
 
     def stop(self) -> None:
         if self.container is not None:
             self.container.remove(force=True)
             self.container = None
+            os.close(self.home)
         super().stop()
 
     def spawn(self, argv: list[str], cwd: Path, env: dict[str, str], writable: Path,
               stdin: bytes | None = None) -> Process:
         argv, env = self.reaching(argv, env)
-        return DockerExec(self.container, self.limits.prlimit() + argv, cwd, env, stdin, self.limits.output_bytes)
+        return SpawnedRun(self, self.limits.prlimit() + argv, cwd, env, stdin)

@@ -2,7 +2,7 @@
 
 :class:`Process` is what every sandbox returns; :class:`HostProcess` is a child of ours (the
 process itself for ``local``, ``bwrap`` wrapping it for ``bwrap``). Waiting is on a pidfd, so a
-process that is not our child (a ``docker exec``) is waited for the same way.
+process that is not our child (one the docker level's spawner started) is waited for the same way.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def base_environment(home: Path, tmp: Path) -> dict[str, str]:
 
 def signal_from_shell_status(code: int) -> int:
     """``code`` as :class:`ProcessResult` reports it: a shell-style ``128 + N`` (how ``bwrap``
-    and ``docker exec`` report death by signal ``N``) becomes ``-N``; other codes are kept."""
+    reports death by signal ``N``) becomes ``-N``; other codes are kept."""
     return -(code - 128) if 128 < code < 128 + signal.NSIG else code
 
 
@@ -114,6 +114,13 @@ class BoundedReader:
         return bytes(self.data)
 
 
+def feed(stream, data: bytes) -> None:
+    """Write ``data`` to the pipe ``stream`` and close it; a process that exits without reading all
+    its input is no error."""
+    with contextlib.suppress(BrokenPipeError), stream:
+        stream.write(data)
+
+
 def pipe_chunks(stream):
     """The chunks read from a pipe until it closes (the pipe is closed then)."""
     with stream:
@@ -147,10 +154,12 @@ class Process(ABC):
     """Whether every descendant dies with the main process (a PID namespace's): then no
     process needs looking for by its marker after the kill."""
 
-    def __init__(self) -> None:
+    def __init__(self, pidfd: int | None = None) -> None:
+        """Start the clock; ``pidfd`` is the main process's, where another process opened it (the pid is
+        then only what ``/proc`` said of it: the pidfd keeps pointing at the process once the number is reused)."""
         self.started = time.monotonic()
         try:
-            self.pidfd: int | None = os.pidfd_open(self.pid)
+            self.pidfd: int | None = os.pidfd_open(self.pid) if pidfd is None else pidfd
         except ProcessLookupError:  # not our child, and already gone
             self.pidfd = None
 
@@ -220,12 +229,7 @@ class HostProcess(Process):
         self.stdout = BoundedReader(output_limit).drain(pipe_chunks(self.popen.stdout))
         self.stderr = BoundedReader(output_limit).drain(pipe_chunks(self.popen.stderr))
         if stdin is not None:
-            threading.Thread(target=self._feed, args=(stdin,), daemon=True).start()
-
-    def _feed(self, data: bytes) -> None:
-        with contextlib.suppress(BrokenPipeError):  # the process exited without reading all its input
-            self.popen.stdin.write(data)
-            self.popen.stdin.close()
+            threading.Thread(target=feed, args=(self.popen.stdin, stdin), daemon=True).start()
 
     def signal(self, sig: int) -> None:
         """Signal the process group, unless the main process was reaped already (its number

@@ -152,11 +152,13 @@ def _eventually_gone(marker: str) -> list[int]:
     return processes_with(marker)
 
 
-def _containers() -> set[str]:
-    """Ids of the containers scbench labels with its scratch directory's lock, running or not."""
-    listed = subprocess.run(["docker", "ps", "-aq", "--no-trunc", "--filter", "label=scbench.lock"],
-                            capture_output=True, text=True, check=True)
-    return set(listed.stdout.split())
+def _containers(under: Path) -> set[str]:
+    """Ids of the containers, running or not, that scbench labelled with the lock of a scratch directory
+    ``under`` a directory (a test's own TMPDIR: tests beside it start containers of their own)."""
+    listed = subprocess.run(["docker", "ps", "-a", "--no-trunc", "--filter", "label=scbench.lock", "--format",
+                             '{{.ID}} {{.Label "scbench.lock"}}'], capture_output=True, text=True, check=True)
+    labelled = (line.split(" ", 1) for line in listed.stdout.splitlines())
+    return {container for container, lock in labelled if lock.startswith(f"{under}/")}
 
 
 @pytest.mark.parametrize("level", ["local", *CONTAINED])
@@ -167,7 +169,6 @@ def test_a_sigkilled_run_leaves_nothing_running_after_its_next_start(tmp_path, l
     argv = [sys.executable, "-m", "scbench", "run", str(CALC), "--agent-command",
             f"{{python}} {SCRIPTED} {{snapshots}} {{checkpoint}} --stall-at 1 {stall}", "--snapshots", str(REFERENCES),
             "--out", str(tmp_path / "run"), "--sandbox", level, "--uncontained"]
-    before = _containers() if level == "docker" else set()
     # a temporary directory of its own: any other scbench starting meanwhile (another test) removes stale areas
     (tmp_path / "tmp").mkdir()
     env = {**os.environ, "TMPDIR": str(tmp_path / "tmp")}
@@ -176,7 +177,7 @@ def test_a_sigkilled_run_leaves_nothing_running_after_its_next_start(tmp_path, l
         assert process.poll() is None, process.stderr.read()
         time.sleep(0.05)
     area = Path(os.readlink(f"/proc/{agents[0]}/cwd")).parent
-    left = _containers() - before
+    left = _containers(tmp_path / "tmp") if level == "docker" else set()
     process.send_signal(signal.SIGKILL)
     process.wait()
     if level != "docker":  # docker's container keeps its agent until the next start
@@ -187,5 +188,5 @@ def test_a_sigkilled_run_leaves_nothing_running_after_its_next_start(tmp_path, l
     assert done.returncode == 0, done.stderr
     assert processes_with(marker) == []
     assert (area.exists(), area.with_suffix(".lock").exists()) == (False, False)
-    assert left & _containers() == set()
+    assert left & _containers(tmp_path / "tmp") == set()
     assert states(tmp_path / "run") == [("done", True, True, True)] * 3
