@@ -127,8 +127,9 @@ def kill_strays(container_id: str, live: frozenset[str], spawner: int) -> None:
     it carries, or, where it has none (another environment, or none: an empty one reads as :data:`EXITING`), to
     its nearest ancestor's. Spared are the ``spawner`` (a host pid) and its parent, the container's init, a
     run the spawner is starting (its child, still carrying the spawner's marker, or none while ``execve``
-    replaces its memory) and the processes of the ``live`` runs; killed are those of ended runs, orphans adopted by the init, and any that copied the
-    spawner's marker to pass for it (a daemon a run left to tamper with the runs after it)."""
+    replaces its memory) and the processes of the ``live`` runs; killed are those of ended runs, orphans
+    adopted by the init, and any that copied the spawner's marker to pass for it (a daemon a run left to
+    tamper with the runs after it)."""
     processes = container_processes(container_id)
     spared = {spawner, processes[spawner][0]}
 
