@@ -7,12 +7,16 @@ output expectation is an :class:`OutputExpectation` with its ``value`` inlined (
 
 from __future__ import annotations
 
+import hashlib
+
 from scbench.formats import PARSERS
 from scbench.problem.checks import CaseContext
 from scbench.problem.model import (
+    BodyBytes,
     CliCase,
     CliStep,
     HttpCase,
+    HttpExpectation,
     HttpStep,
     Output,
     OutputExpectation,
@@ -44,10 +48,24 @@ def _cli_step(step: CliStep, ctx: CaseContext, case_timeout: float | None) -> Cl
     })
 
 
+def _body_bytes(spec: BodyBytes | None, ctx: CaseContext) -> BodyBytes | None:
+    """``copy`` becomes the ``sha256`` and ``size`` of that data file."""
+    if spec is None or spec.copy_ is None:
+        return spec
+    data = (ctx.problem_dir / "data" / spec.copy_).read_bytes()
+    return BodyBytes(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+
+
+def _http_expect(expect: HttpExpectation, ctx: CaseContext) -> HttpExpectation:
+    body = output(expect.body, ctx) if expect.body is not None else None
+    return expect.model_copy(update={"body": body, "body_bytes": _body_bytes(expect.body_bytes, ctx)})
+
+
 def _http_step(step: HttpStep, ctx: CaseContext, case_timeout: float | None) -> HttpStep:
-    body = step.expect.body
-    expect = step.expect.model_copy(update={"body": output(body, ctx) if body is not None else None})
-    return step.model_copy(update={"timeout": step.timeout or case_timeout or ctx.timeout, "expect": expect})
+    concurrent = step.concurrent and step.concurrent.model_copy(update={"requests": [
+        item.model_copy(update={"expect": _http_expect(item.expect, ctx)}) for item in step.concurrent.requests]})
+    return step.model_copy(update={"timeout": step.timeout or case_timeout or ctx.timeout,
+                                   "expect": _http_expect(step.expect, ctx), "concurrent": concurrent})
 
 
 def normalize(case: CliCase | HttpCase, ctx: CaseContext) -> CliCase | HttpCase:
