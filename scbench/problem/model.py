@@ -339,12 +339,15 @@ class ConcurrentRequest(Strict):
     request: HttpRequest
     expect: HttpExpectation = Field(default_factory=HttpExpectation)
     repeat: int = Field(1, ge=1, le=64)
+    delay: float = Field(0.0, ge=0, le=60, description="seconds after the others are released that it is sent "
+                         "(to arrive while they are in progress)")
 
 
 class Concurrent(Strict):
-    """Requests sent at once, each on its own connection, released together once every one is ready; the step
-    ends when every response is in. With ``any_order``, the responses are matched to the expectations in any
-    order (each expectation met by a different response), for races whose winner is not known."""
+    """Requests sent at once, each on its own connection, released together once every one is ready (each after
+    its ``delay``); the step ends when every response is in. With ``any_order``, the responses are matched to
+    the expectations in any order (each expectation met by a different response), for races whose winner is
+    not known."""
 
     requests: list[ConcurrentRequest] = Field(min_length=1)
     any_order: bool = False

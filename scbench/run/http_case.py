@@ -88,11 +88,12 @@ BODY_CONTENT: dict[str, Callable[[Any, Path], bytes | str]] = {
 """Request fields whose value becomes the body's content -> how (``data``: the problem's data directory)."""
 
 
-def _parts(step: HttpStep) -> list[HttpStep]:
-    """The requests of a concurrent step, each as a step of its own (``repeat`` times each), named by number."""
+def _parts(step: HttpStep) -> list[tuple[HttpStep, float]]:
+    """The requests of a concurrent step, each as a step of its own (``repeat`` times each), named by number,
+    with its delay in seconds."""
     items = [item for item in step.concurrent.requests for _ in range(item.repeat)]
-    return [HttpStep(name=f"{step.name or 'concurrent'} #{number}", request=item.request, expect=item.expect,
-                     timeout=step.timeout) for number, item in enumerate(items, 1)]
+    return [(HttpStep(name=f"{step.name or 'concurrent'} #{number}", request=item.request, expect=item.expect,
+                      timeout=step.timeout), item.delay) for number, item in enumerate(items, 1)]
 
 
 @dataclass(frozen=True)
@@ -129,13 +130,14 @@ class Line:
 
     def together(self, step: HttpStep, captures: dict[str, Any]) -> HttpObservation:
         """Every request of concurrent ``step`` sent at once: one thread each, released by one barrier once all
-        are ready; the observation holds each one's as ``parts``, in the order written."""
+        are ready, each after its delay; the observation holds each one's as ``parts``, in the order written."""
         parts = _parts(step)
         barrier = threading.Barrier(len(parts))
 
-        def one(part: HttpStep) -> HttpObservation:
+        def one(part: tuple[HttpStep, float]) -> HttpObservation:
             barrier.wait()
-            return self.attempt(part, captures)
+            time.sleep(part[1])
+            return self.attempt(part[0], captures)
 
         started = time.monotonic()
         with ThreadPoolExecutor(max_workers=len(parts)) as pool:
