@@ -151,3 +151,14 @@ def test_group_and_step_errors_say_what_where_and_how_to_fix(tmp_path):
         "cases[2].steps[2].expect.body_bytes: more than one of base64, copy and sha256\n"
         "    fix: give the bytes one way",
     ]
+
+
+def test_regression_ignore_reaches_the_bodies_of_concurrent_requests(tmp_path):
+    root = tmp_path / "vault"
+    shutil.copytree(VAULT, root)
+    config = yaml.safe_load((root / "config.yaml").read_text())
+    config["checkpoints"]["checkpoint_2"]["regression_ignore"] = ["$.claimed"]
+    (root / "config.yaml").write_text(yaml.safe_dump(config))
+    [race] = [case for case, _ in compile_problem(root).suite(2) if case.case.id == "one_claim_wins"]
+    assert [item.expect.body and item.expect.body.ignore for item in race.case.steps[0].concurrent.requests] == [
+        ["$.claimed"], None]

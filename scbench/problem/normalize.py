@@ -8,6 +8,7 @@ output expectation is an :class:`OutputExpectation` with its ``value`` inlined (
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 from scbench.formats import PARSERS
 from scbench.problem.checks import CaseContext
@@ -61,11 +62,16 @@ def _http_expect(expect: HttpExpectation, ctx: CaseContext) -> HttpExpectation:
     return expect.model_copy(update={"body": body, "body_bytes": _body_bytes(expect.body_bytes, ctx)})
 
 
-def _http_step(step: HttpStep, ctx: CaseContext, case_timeout: float | None) -> HttpStep:
+def _each_expect(step: HttpStep, change: Callable[[HttpExpectation], HttpExpectation]) -> HttpStep:
+    """``step`` with ``change`` applied to its ``expect`` and to that of each of its concurrent requests."""
     concurrent = step.concurrent and step.concurrent.model_copy(update={"requests": [
-        item.model_copy(update={"expect": _http_expect(item.expect, ctx)}) for item in step.concurrent.requests]})
-    return step.model_copy(update={"timeout": step.timeout or case_timeout or ctx.timeout,
-                                   "expect": _http_expect(step.expect, ctx), "concurrent": concurrent})
+        item.model_copy(update={"expect": change(item.expect)}) for item in step.concurrent.requests]})
+    return step.model_copy(update={"expect": change(step.expect), "concurrent": concurrent})
+
+
+def _http_step(step: HttpStep, ctx: CaseContext, case_timeout: float | None) -> HttpStep:
+    timed = step.model_copy(update={"timeout": step.timeout or case_timeout or ctx.timeout})
+    return _each_expect(timed, lambda expect: _http_expect(expect, ctx))
 
 
 def normalize(case: CliCase | HttpCase, ctx: CaseContext) -> CliCase | HttpCase:
@@ -88,7 +94,7 @@ def _ignoring(output: OutputExpectation | None, paths: list[str]) -> OutputExpec
 def _step_ignoring(step: CliStep | HttpStep, paths: list[str]) -> CliStep | HttpStep:
     expect = step.expect
     if isinstance(step, HttpStep):
-        return step.model_copy(update={"expect": expect.model_copy(update={"body": _ignoring(expect.body, paths)})})
+        return _each_expect(step, lambda http: http.model_copy(update={"body": _ignoring(http.body, paths)}))
     streams = {name: _ignoring(getattr(expect, name), paths) for name in ("stdout", "stderr")}
     files = {name: _ignoring(output, paths) for name, output in expect.files.items()}
     return step.model_copy(update={"expect": expect.model_copy(update={**streams, "files": files})})
