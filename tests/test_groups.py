@@ -162,3 +162,14 @@ def test_regression_ignore_reaches_the_bodies_of_concurrent_requests(tmp_path):
     [race] = [case for case, _ in compile_problem(root).suite(2) if case.case.id == "one_claim_wins"]
     assert [item.expect.body and item.expect.body.ignore for item in race.case.steps[0].concurrent.requests] == [
         ["$.claimed"], None]
+
+
+def test_lint_counts_bytes_sent_and_compared_as_data_used_and_concurrent_steps_as_checked(tmp_path):
+    root = tmp_path / "vault"
+    shutil.copytree(VAULT, root)
+    (root / "data/extra.bin").write_bytes(b"never used")
+    done = scbench("lint", root)
+    found = [line for line in done.stdout.splitlines() if "warning[" in line or "error[" in line]
+    assert [line.split(": ", 1)[1] for line in found] == [
+        "warning[no-error-cases]: checkpoint_1", "warning[no-error-cases]: checkpoint_2",
+        "warning[unused-data]: extra.bin"]

@@ -104,6 +104,15 @@ def run_case(compiled: CompiledCase, category: str, ctx: RunContext,
                       duration_s=round(time.monotonic() - started, 4), steps=steps)
 
 
+def suite_runner(bundle: Bundle, number: int, suite: list[tuple[CompiledCase, str]],
+                 ctx: RunContext) -> Callable[[tuple[CompiledCase, str]], CaseResult]:
+    """What runs and grades one ``(case, category)`` of ``suite`` (part of checkpoint ``number``'s) against
+    ``ctx``, from any thread: a case alone by :func:`run_case`, a case of a group with its group
+    (:class:`scbench.evaluate.groups.GroupRuns`, each group run once)."""
+    groups = GroupRuns(bundle, number, suite, ctx, run_case, lambda obs: case_kind("http").grade(obs))
+    return lambda item: groups.result(item) if item[0].group else run_case(item[0], item[1], ctx)
+
+
 @dataclass(frozen=True)
 class Target:
     """The solution under test: its directory, either a track or an explicit entry command,
@@ -189,8 +198,7 @@ class Evaluation:
                              parallel=workers)
         self.ctx = RunContext(entry=self.prepared.entry, data=bundle.data_dir(), env=self.checkpoint.config.env,
                               solution=self.prepared.directory, sandbox=self.sandbox)
-        self.groups = GroupRuns(bundle, number, self.suite, self.ctx, run_case,
-                                lambda obs: case_kind("http").grade(obs))
+        self.run_item = suite_runner(bundle, number, self.suite, self.ctx)
 
     def __enter__(self) -> Evaluation:
         """Start the sandbox, and check that the entry's program exists in it (``SetupError`` if not)."""
@@ -210,7 +218,7 @@ class Evaluation:
         ``selection.max_failures`` cases have failed."""
         if self.selection.max_failures is not None and len(self.failed) >= self.selection.max_failures:
             return None
-        result = self.groups.result(item) if item[0].group else run_case(item[0], item[1], self.ctx)
+        result = self.run_item(item)
         if not result.passed:
             self.failed.append(result.id)
         return result
