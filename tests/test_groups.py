@@ -173,3 +173,11 @@ def test_lint_counts_bytes_sent_and_compared_as_data_used_and_concurrent_steps_a
     assert [line.split(": ", 1)[1] for line in found] == [
         "warning[no-error-cases]: checkpoint_1", "warning[no-error-cases]: checkpoint_2",
         "warning[unused-data]: extra.bin"]
+
+
+def test_bless_leaves_the_cases_of_a_group_as_written(tmp_path):
+    done = scbench("bless", VAULT, "-c", "1", "--track", "python")
+    assert done.returncode == 0, done.stderr
+    assert [line for line in (done.stdout + done.stderr).splitlines() if "group" in line] == [
+        f"{case}: left as written (a case of a group; bless runs cases alone)"
+        for case in ("claim_first", "claims_so_far", "seed_bytes")]
