@@ -164,10 +164,13 @@ def test_regression_ignore_reaches_the_bodies_of_concurrent_requests(tmp_path):
         ["$.claimed"], None]
 
 
-def test_lint_counts_bytes_sent_and_compared_as_data_used_and_concurrent_steps_as_checked(tmp_path):
+def test_lint_counts_data_sent_or_compared_as_used_and_concurrent_steps_as_checked_inputs(tmp_path):
     root = tmp_path / "vault"
     shutil.copytree(VAULT, root)
     (root / "data/extra.bin").write_bytes(b"never used")
+    race = root / "cases/checkpoint_1/race.yaml"
+    race.write_text(race.read_text() + race.read_text().split("cases:\n", 1)[1].replace(
+        "one_claim_wins", "another_claim_wins").replace("claims/beta", "claims/gamma").replace("[beta]", "[gamma]"))
     done = scbench("lint", root)
     found = [line for line in done.stdout.splitlines() if "warning[" in line or "error[" in line]
     assert [line.split(": ", 1)[1] for line in found] == [

@@ -21,7 +21,7 @@ from scbench.problem.model import CliExpectation, CliStep, CopyFile, HttpStep, O
 from scbench.problem.walk import exchanges
 
 Location = tuple[str, int, str]
-INPUT_KEYS = ("args", "stdin", "env", "files", "request")
+INPUT_KEYS = ("args", "stdin", "env", "files", "request", "concurrent")
 DATA_REFERENCE = re.compile(r"\{data\}/?([^\s\"']*)")
 ANY_TEXT = {(True, "(?s).*"), (True, r"[\s\S]*"), (False, "..."), (False, "...\n")}
 """(regex?, value) of a text expectation that every output satisfies (``[..]`` and ``.*`` stop at a line end)."""
