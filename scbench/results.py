@@ -60,6 +60,8 @@ class CaseResult(Model):
     passed: bool
     duration_s: float
     steps: list[StepResult]
+    group: str | None = Field(None, description="the case file of its group (it ran on the group's server after "
+                              "the group's earlier cases); null for a case that ran alone")
 
     @property
     def failures(self) -> list[Failure]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from ast_grep_py import SgNode, SgRoot
 
 from scbench import content
-from scbench.evaluate.session import Evaluation, Target, default_jobs, run_case
+from scbench.evaluate.session import Evaluation, Target, default_jobs, suite_runner
 from scbench.problem.bundle import Bundle, CompiledCase
 from scbench.run.context import RunContext
 from scbench.run.workdir import mirror
@@ -121,6 +121,8 @@ class _Runner:
 
     ctx: RunContext
     suite: list[tuple[CompiledCase, str]]
+    bundle: Bundle
+    number: int
 
     def killed(self, mutant: Mutant) -> bool:
         """Whether some case of the suite fails on ``mutant`` (stops at the first failure)."""
@@ -128,7 +130,8 @@ class _Runner:
             copy = mirror(self.ctx.solution, Path(scratch) / "solution")
             (copy / mutant.file).write_text(mutant.source, encoding="utf-8")
             ctx = replace(self.ctx, entry=self.ctx.entry_in(copy), solution=copy)
-            return any(not run_case(case, category, ctx).passed for case, category in self.suite)
+            run = suite_runner(self.bundle, self.number, self.suite, ctx)
+            return any(not run(item).passed for item in self.suite)
 
 
 def mutation_score(bundle: Bundle, number: int, solution_dir: Path, track: str = "python", max_mutants: int = 60,
@@ -141,8 +144,8 @@ def mutation_score(bundle: Bundle, number: int, solution_dir: Path, track: str =
     ``SandboxUnavailable`` for a level this machine lacks."""
     workers = jobs or default_jobs()
     with Evaluation(bundle, number, Target(solution_dir, track, sandbox=sandbox), workers) as evaluation:
-        passing = [item for item in evaluation.suite if run_case(*item, evaluation.ctx).passed]
-        runner = _Runner(evaluation.ctx, passing)
+        passing = [item for item in evaluation.suite if evaluation.run(item).passed]
+        runner = _Runner(evaluation.ctx, passing, bundle, number)
         chosen = sample(list(mutants_of(solution_dir)), max_mutants)
         with ThreadPoolExecutor(max_workers=workers) as pool:
             verdicts = list(pool.map(runner.killed, chosen))

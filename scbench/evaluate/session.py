@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 
 from scbench.about import version
+from scbench.evaluate.groups import GroupRuns
 from scbench.grade.cli import grade_cli_step
 from scbench.grade.show import excerpt
 from scbench.problem.bundle import Bundle, CompiledCase
@@ -68,10 +69,10 @@ def case_kind(name: str) -> CaseKind:
     return CASE_KINDS[name]()
 
 
-def _steps(compiled: CompiledCase, ctx: RunContext) -> list[StepResult]:
+def _steps(compiled: CompiledCase, ctx: RunContext, observe: Callable[[], list] | None) -> list[StepResult]:
     kind = case_kind(compiled.case.kind)
     steps = []
-    for number, obs in enumerate(kind.run(compiled.case, ctx), 1):
+    for number, obs in enumerate(observe() if observe else kind.run(compiled.case, ctx), 1):
         failures = kind.grade(obs)
         streams = dict(zip(("stdout", "stderr"), map(excerpt, kind.streams(obs)), strict=True)) if failures else {}
         steps.append(StepResult(name=obs.step.name or f"step {number}", passed=not failures,
@@ -87,18 +88,29 @@ def _internal_error(error: Exception) -> StepResult:
         diff="".join(traceback.format_exception(error)).rstrip())])
 
 
-def run_case(compiled: CompiledCase, category: str, ctx: RunContext) -> CaseResult:
+def run_case(compiled: CompiledCase, category: str, ctx: RunContext,
+             observe: Callable[[], list] | None = None) -> CaseResult:
     """Run and grade one case; a case passes when every one of its steps ran and passed. An unexpected
-    exception fails the case alone, with an ``internal error`` step holding its traceback."""
+    exception fails the case alone, with an ``internal error`` step holding its traceback. ``observe`` runs
+    the case's steps where its kind's runner would not (a case of a group, on the group's server)."""
     started = time.monotonic()
     try:
-        steps = _steps(compiled, ctx)
+        steps = _steps(compiled, ctx, observe)
     except Exception as error:  # recorded with its traceback; the other cases still run
         steps = [_internal_error(error)]
     passed = len(steps) == len(compiled.case.steps) and all(step.passed for step in steps)
     return CaseResult(id=compiled.case.id, checkpoint=compiled.checkpoint, category=category,
                       source=f"{compiled.source}:{compiled.line}", passed=passed,
                       duration_s=round(time.monotonic() - started, 4), steps=steps)
+
+
+def suite_runner(bundle: Bundle, number: int, suite: list[tuple[CompiledCase, str]],
+                 ctx: RunContext) -> Callable[[tuple[CompiledCase, str]], CaseResult]:
+    """What runs and grades one ``(case, category)`` of ``suite`` (part of checkpoint ``number``'s) against
+    ``ctx``, from any thread: a case alone by :func:`run_case`, a case of a group with its group
+    (:class:`scbench.evaluate.groups.GroupRuns`, each group run once)."""
+    groups = GroupRuns(bundle, number, suite, ctx, run_case, lambda obs: case_kind("http").grade(obs))
+    return lambda item: groups.result(item) if item[0].group else run_case(item[0], item[1], ctx)
 
 
 @dataclass(frozen=True)
@@ -186,6 +198,7 @@ class Evaluation:
                              parallel=workers)
         self.ctx = RunContext(entry=self.prepared.entry, data=bundle.data_dir(), env=self.checkpoint.config.env,
                               solution=self.prepared.directory, sandbox=self.sandbox)
+        self.run_item = suite_runner(bundle, number, self.suite, self.ctx)
 
     def __enter__(self) -> Evaluation:
         """Start the sandbox, and check that the entry's program exists in it (``SetupError`` if not)."""
@@ -205,7 +218,7 @@ class Evaluation:
         ``selection.max_failures`` cases have failed."""
         if self.selection.max_failures is not None and len(self.failed) >= self.selection.max_failures:
             return None
-        result = run_case(item[0], item[1], self.ctx)
+        result = self.run_item(item)
         if not result.passed:
             self.failed.append(result.id)
         return result

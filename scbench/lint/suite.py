@@ -6,6 +6,8 @@ locations; :func:`lint_suite` turns them into findings.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -15,10 +17,11 @@ from pathlib import Path
 from scbench.grade.search import searched
 from scbench.lint.finding import Finding, Severity
 from scbench.problem.bundle import Bundle, CompiledCase
-from scbench.problem.model import CliExpectation, CopyFile, OutputExpectation
+from scbench.problem.model import CliExpectation, CliStep, CopyFile, HttpStep, OutputExpectation
+from scbench.problem.walk import exchanges
 
 Location = tuple[str, int, str]
-INPUT_KEYS = ("args", "stdin", "env", "files", "request")
+INPUT_KEYS = ("args", "stdin", "env", "files", "request", "concurrent")
 DATA_REFERENCE = re.compile(r"\{data\}/?([^\s\"']*)")
 ANY_TEXT = {(True, "(?s).*"), (True, r"[\s\S]*"), (False, "..."), (False, "...\n")}
 """(regex?, value) of a text expectation that every output satisfies (``[..]`` and ``.*`` stop at a line end)."""
@@ -57,11 +60,17 @@ def _where(compiled: CompiledCase, text: str) -> Location:
     return compiled.source, compiled.line, f"{compiled.case.id}: {text}"
 
 
+def _unchecked(step: CliStep | HttpStep) -> bool:
+    """Whether every expectation of ``step`` (an HTTP step's concurrent requests' too) is all defaults."""
+    expectations = [step.expect] if isinstance(step, CliStep) else [expect for _, _, expect in exchanges(step)]
+    return all(expect == type(expect)() for expect in expectations)
+
+
 def no_expectation(bundle: Bundle) -> Iterator[Location]:
     """Steps whose expectation is all defaults, but for the setup steps of a stateful case:
     a step before a later one that checks something (that step observes its effect)."""
     for compiled in _cases(bundle):
-        unchecked = [step.expect == type(step.expect)() for step in compiled.case.steps]
+        unchecked = [_unchecked(step) for step in compiled.case.steps]
         for number, step in enumerate(compiled.case.steps, 1):
             if unchecked[number - 1] and all(unchecked[number:]):
                 yield _where(compiled, f"step {step.name or number}")
@@ -108,9 +117,35 @@ def _data_references(compiled: CompiledCase) -> Iterator[str]:
         yield from DATA_REFERENCE.findall(case.model_dump_json(by_alias=True))
 
 
+def _http_steps(bundle: Bundle) -> Iterator[HttpStep]:
+    """Every HTTP step of the bundle: its cases' (in every form) and its groups' setup steps."""
+    for compiled in _cases(bundle):
+        for case in (compiled.case, *compiled.variants.values()):
+            yield from (step for step in case.steps if isinstance(step, HttpStep))
+    yield from (step for checkpoint in bundle.checkpoints for group in checkpoint.groups.values()
+                for step in group.setup)
+
+
+def _group_copies(bundle: Bundle) -> Iterator[str]:
+    return (spec.copy_ for checkpoint in bundle.checkpoints for group in checkpoint.groups.values()
+            for spec in group.files.values() if isinstance(spec, CopyFile))
+
+
+def _byte_references(bundle: Bundle) -> Iterator[str]:
+    """The data files HTTP steps send (``copy``), groups write, and responses are compared with (a compiled
+    ``body_bytes`` keeps only the digest: the files of that digest)."""
+    exchanged = [(request, expect) for step in _http_steps(bundle) for _, request, expect in exchanges(step)]
+    yield from (request.copy_ for request, _ in exchanged if request is not None and request.copy_ is not None)
+    yield from _group_copies(bundle)
+    digests = {expect.body_bytes.sha256 for _, expect in exchanged if expect.body_bytes is not None}
+    yield from (name for name, content in bundle.data.items()
+                if hashlib.sha256(base64.b64decode(content)).hexdigest() in digests)
+
+
 def unused_data(bundle: Bundle) -> Iterator[Location]:
-    """Files under ``data/`` that no case copies or names through ``{data}``."""
+    """Files under ``data/`` that no case copies, sends, compares with or names through ``{data}``."""
     references = {reference.strip("/") for compiled in _cases(bundle) for reference in _data_references(compiled)}
+    references |= set(_byte_references(bundle))
     for name in sorted(bundle.data):
         if not any(reference in ("", name) or name.startswith(reference + "/") for reference in references):
             yield f"data/{name}", 0, name

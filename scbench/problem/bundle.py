@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from scbench.paths import CACHE
-from scbench.problem.model import Case, CheckpointConfig, ProblemConfig, Strict
+from scbench.problem.model import Case, CaseGroup, CheckpointConfig, ProblemConfig, Strict
 from scbench.problem.normalize import ignoring
 
 
@@ -30,6 +30,8 @@ class CompiledCase(Strict):
     line: int = Field(ge=1)
     index: int = Field(ge=0, description="position in its file's cases list")
     case: Case
+    group: str | None = Field(None, description="the source of its group's case file, a key of its checkpoint's "
+                              "groups; None for a case that runs alone")
     variants: dict[str, Case] = Field(
         default_factory=dict, description="checkpoint_N -> the case as it runs as a regression from checkpoint N "
         "on (its own regression variants and the later checkpoints' regression_args applied), in checkpoint order")
@@ -46,6 +48,7 @@ class CompiledCheckpoint(Strict):
     config: CheckpointConfig
     spec: str
     cases: list[CompiledCase]
+    groups: dict[str, CaseGroup] = Field(default_factory=dict, description="case file source -> its group, compiled")
 
 
 class Bundle(Strict):

@@ -24,10 +24,12 @@ from scbench.problem.diagnostics import did_you_mean, where_of
 from scbench.problem.model import (
     ANY,
     Base64File,
+    BodyBytes,
     CliCase,
     Comparison,
     CopyFile,
     HttpCase,
+    HttpExpectation,
     JsonStdin,
     OutputExpectation,
     ProblemConfig,
@@ -35,7 +37,15 @@ from scbench.problem.model import (
     TarFile,
 )
 from scbench.problem.source import Unreadable, read_text
-from scbench.problem.walk import argument_strings, cli_steps, expected_paths, inputs, outputs, queries
+from scbench.problem.walk import (
+    argument_strings,
+    cli_steps,
+    expected_paths,
+    http_exchanges,
+    inputs,
+    outputs,
+    queries,
+)
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 CAPTURE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
@@ -56,6 +66,8 @@ class CaseContext:
     category: str
     timeout: float
     missing_expected_files: bool = False
+    captured: frozenset[str] = frozenset()
+    """The captures every step may use: those of its group's setup (see ``CaseGroup``)."""
 
 
 def _inline_and_steps(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
@@ -327,13 +339,17 @@ def _placeholders(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Findin
             yield path, f"unknown placeholder {{{name}}}", f"known placeholders: {', '.join(sorted(known))}"
 
 
+def _sent(step) -> str:
+    """The JSON of what ``step`` sends: its request or its concurrent requests."""
+    return step.model_dump_json(by_alias=True, include={"request", "concurrent"})
+
+
 def _captures_defined(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
     if not isinstance(case, HttpCase):
         return
-    defined: set[str] = set()
+    defined: set[str] = set(ctx.captured)
     for index, step in enumerate(case.steps):
-        used = set(CAPTURE.findall(step.request.model_dump_json(by_alias=True)))
-        for name in sorted(used - defined):
+        for name in sorted(set(CAPTURE.findall(_sent(step))) - defined):
             yield ("steps", index, "request"), f"{{{{{name}}}}} is used before any step captures it", \
                 f"add capture: {{{name}: {{jsonpath: ...}}}} to an earlier step"
         defined |= set(step.capture)
@@ -348,16 +364,53 @@ def _server_known(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Findin
             'add server: {args: [--port, "{port}"]} to config.yaml (every HTTP case) or to this case'
 
 
+BODIES = ("json_", "text", "form", "base64", "copy_")
+"""The fields of an HTTP request that are its body."""
+
+
 def _request_body(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
-    if not isinstance(case, HttpCase):
-        return
-    for index, step in enumerate(case.steps):
-        bodies = [step.request.json_, step.request.text, step.request.form]
-        if sum(body is not None for body in bodies) > 1:
-            yield ("steps", index, "request"), "more than one of json, text and form", "send one body"
+    for path, request, _ in http_exchanges(case) if isinstance(case, HttpCase) else ():
+        given = [name.rstrip("_") for name in BODIES if getattr(request, name, None) is not None]
+        if len(given) > 1:
+            yield (*path, "request"), f"more than one body: {', '.join(given)}", "send one body"
+        yield from _bytes_sources(request, (*path, "request"), ctx) if request is not None else ()
+
+
+def _bytes_sources(item, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
+    """The ``base64`` and ``copy`` of a request or a ``body_bytes`` decode and exist."""
+    if item.base64 is not None:
+        yield from _base64(Base64File(base64=item.base64), path, ctx)
+    if item.copy_ is not None:
+        yield from _copy_source(CopyFile(copy=item.copy_), path, ctx)
+
+
+def _body_bytes(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+    for path, _, expect in http_exchanges(case) if isinstance(case, HttpCase) else ():
+        spec, at = expect.body_bytes, (*path, "expect", "body_bytes")
+        if spec is None:
+            continue
+        if expect.body is not None:
+            yield at, "both body and body_bytes are given", "compare the body as text (body) or as bytes (body_bytes)"
+        if sum(value is not None for value in (spec.base64, spec.copy_, spec.sha256)) > 1:
+            yield at, "more than one of base64, copy and sha256", "give the bytes one way"
+        if spec == BodyBytes():
+            yield at, "body_bytes expects nothing", "give base64, copy, sha256 or size"
+        yield from _bytes_sources(spec, at, ctx)
+
+
+def _step_shape(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+    """An HTTP step sends a ``request`` or ``concurrent`` requests; a concurrent step neither polls nor
+    captures, and each of its requests has its own ``expect``."""
+    for index, step in enumerate(case.steps if isinstance(case, HttpCase) else ()):
+        if (step.request is None) == (step.concurrent is None):
+            yield ("steps", index), "a step needs exactly one of request and concurrent", \
+                "give request: {...}, or concurrent: {requests: [...]} to send several at once"
+        elif step.concurrent is not None and (step.poll or step.capture or step.expect != HttpExpectation()):
+            yield ("steps", index, "concurrent"), "a concurrent step has poll, capture or expect of its own", \
+                "put each expect under its request in concurrent.requests; capture in a later step"
 
 
 CASE_CHECKS: list[Callable[[CliCase | HttpCase, CaseContext], Iterator[Finding]]] = [
     _inline_and_steps, _input_paths, _stdins, _output_names, _absences_possible, _expected_files, _outputs_well_formed,
-    _captures_well_formed, _placeholders, _captures_defined, _server_known, _request_body,
+    _captures_well_formed, _placeholders, _captures_defined, _server_known, _request_body, _body_bytes, _step_shape,
 ]

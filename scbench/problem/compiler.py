@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -19,7 +19,17 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from scbench.problem.bundle import Bundle, CompiledCase, CompiledCheckpoint
 from scbench.problem.checks import CASE_CHECKS, CaseContext, compile_jsonpath
 from scbench.problem.diagnostics import Diagnostic, ProblemError, relative, where_of
-from scbench.problem.model import Case, CaseFile, CheckpointConfig, CliCase, ProblemConfig
+from scbench.problem.model import (
+    Case,
+    CaseFile,
+    CaseGroup,
+    CheckpointConfig,
+    CliCase,
+    HttpCase,
+    HttpRequest,
+    HttpStep,
+    ProblemConfig,
+)
 from scbench.problem.normalize import normalize
 from scbench.problem.source import Document, Unreadable, read_document, read_text
 from scbench.problem.validate import schema_diagnostics, schema_errors
@@ -113,29 +123,76 @@ def _valid_cases(path: Path, document: Document, out: _Collector) -> tuple[list[
     return valid, len(valid) == len(document.data["cases"])
 
 
-def _compile_file(path: Path, name: str, settings: _Settings, out: _Collector) -> tuple[list[CompiledCase], bool]:
-    """The compiled cases of one case file that validate (each still cross-checked), and whether
-    the whole file did; a file that does not parse, or is wrong outside its cases, gives none."""
+def _compile_file(path: Path, name: str, settings: _Settings,
+                  out: _Collector) -> tuple[list[CompiledCase], bool, CaseGroup | None]:
+    """The compiled cases of one case file that validate (each still cross-checked), whether the whole file
+    did, and its compiled group (``None`` without one); a file that does not parse, or is wrong outside its
+    cases, gives none."""
     document, errors = read_document(path, out.shown(path))
     out.found += errors
     valid = _valid_cases(path, document, out) if document is not None else None
     if valid is None:
-        return [], False
+        return [], False, None
     ctx = settings.context(name, path.parent, document.data.get("category", CaseFile.model_fields["category"].default))
+    source = str(path.relative_to(settings.root))
 
     def report(where: tuple, message: str, hint: str) -> None:
         out.add(path, document.line_of(where), where_of(where), message, hint)
 
-    compiled = []
-    for index, case in valid[0]:
+    group = _group(document.data.get("group"), valid[0], ctx, report)
+    ctx = replace(ctx, captured=setup_captures(group))
+
+    def one(index: int, case: Case) -> CompiledCase:
+        case = case.model_copy(update={"server": group.server}) if group is not None else case
         findings = _checked(case, ctx, ("cases", index), report)
         checked = case.model_copy(update={"category": case.category or ctx.category})
-        compiled.append(CompiledCase(checkpoint=name, source=str(path.relative_to(settings.root)),
-                                     line=document.line_of(("cases", index)), index=index,
-                                     case=checked if findings or ctx.problem is None else normalize(case, ctx),
-                                     variants={} if findings else _variants(case, name, settings, ctx,
-                                                                            ("cases", index), report)))
-    return compiled, valid[1]
+        return CompiledCase(checkpoint=name, source=source, line=document.line_of(("cases", index)), index=index,
+                            group=source if group is not None else None,
+                            case=checked if findings or ctx.problem is None else normalize(case, ctx),
+                            variants={} if findings else _variants(case, name, settings, ctx, ("cases", index),
+                                                                   report))
+
+    return [one(index, case) for index, case in valid[0]], valid[1], group
+
+
+def setup_captures(group: CaseGroup | None) -> frozenset[str]:
+    """The names ``group``'s setup captures: every case of the group may use them."""
+    return frozenset(name for step in (group.setup if group else ()) for name in step.capture)
+
+
+GROUPED_FIELDS = ("server", "env", "files")
+"""What a case of a group may not have of its own: the group's server, environment and files are its."""
+
+
+def _members(cases: list[tuple[int, Case]], report: Callable[[tuple, str, str], None]) -> None:
+    """Every case of a group is an HTTP case without a server, environment or files of its own."""
+    for index, case in cases:
+        if not isinstance(case, HttpCase):
+            report(("cases", index, "kind"), "a case of a group must be an HTTP case (the group shares one server)",
+                   "move this case to a case file without group:")
+        for key in (key for key in GROUPED_FIELDS if key in case.model_fields_set and getattr(case, key)):
+            report(("cases", index, key), f"a case of a group has no {key} of its own",
+                   f"move {key} to the file's group: (it is the same for every case of the group)")
+
+
+def _group(authored: dict | None, cases: list[tuple[int, Case]], ctx: CaseContext,
+           report: Callable[[tuple, str, str], None]) -> CaseGroup | None:
+    """The compiled group of a case file (``None`` without ``group:``): its setup checked as the steps of a
+    case and normalized like them, its server resolved; its cases checked by :func:`_members`."""
+    if authored is None:
+        return None
+    group = CaseGroup.model_validate(authored)
+    _members(cases, report)
+    probe = HttpCase(id="setup", kind="http", server=group.server, env=group.env, files=group.files,
+                     timeout=group.timeout, steps=group.setup or [HttpStep(request=HttpRequest(path="/"))])
+
+    def at_group(where: tuple, message: str, hint: str) -> None:
+        report(("group", "setup", *where[2:]) if where[1:2] == ("steps",) else where, message, hint)
+
+    if _checked(probe, ctx, ("group",), at_group) or ctx.problem is None:
+        return group
+    compiled = normalize(probe, ctx)
+    return group.model_copy(update={"server": compiled.server, "setup": compiled.steps if group.setup else []})
 
 
 def _checked(case: Case, ctx: CaseContext, at: tuple, report: Callable[[tuple, str, str], None]) -> bool:
@@ -173,10 +230,13 @@ def _variants(case: Case, name: str, settings: _Settings, ctx: CaseContext, at: 
     return found
 
 
-def _compile_cases(name: str, settings: _Settings, out: _Collector) -> tuple[list[CompiledCase], bool]:
-    """The checkpoint's compiled cases, and whether every case file and case was readable and valid."""
+def _compile_cases(name: str, settings: _Settings,
+                   out: _Collector) -> tuple[list[CompiledCase], bool, dict[str, CaseGroup]]:
+    """The checkpoint's compiled cases, whether every case file and case was readable and valid, and its
+    groups by case file source."""
     files = [_compile_file(path, name, settings, out) for path in _case_files(settings.root, name)]
-    return [case for cases, _ in files for case in cases], all(complete for _, complete in files)
+    groups = {cases[0].group: group for cases, _, group in files if group is not None and cases}
+    return [case for cases, _, _ in files for case in cases], all(complete for _, complete, _ in files), groups
 
 
 def _suite_diagnostics(root: Path, name: str, cases: list[CompiledCase], complete: bool, out: _Collector) -> None:
@@ -259,11 +319,12 @@ def _checkpoints(settings: _Settings, out: _Collector) -> Iterator[CompiledCheck
     for name, config in settings.checkpoints():
         if config is not None:
             _checkpoint_diagnostics(settings, name, config, out)
-        cases, complete = _compile_cases(name, settings, out)
+        cases, complete, groups = _compile_cases(name, settings, out)
         _suite_diagnostics(root, name, cases, complete, out)
         if config is not None:
             _retire_diagnostics(settings, name, config, earlier, out)
-            yield CompiledCheckpoint(name=name, config=config, cases=cases, spec=_spec(root, name, out))
+            yield CompiledCheckpoint(name=name, config=config, cases=cases, spec=_spec(root, name, out),
+                                     groups=groups)
         earlier = earlier | {f"{name}/{case.case.id}" for case in cases} if complete and earlier is not None else None
 
 
@@ -321,7 +382,8 @@ def _bundle_case_findings(bundle: Bundle, root: Path) -> Iterator[tuple[tuple, s
     for index, checkpoint in enumerate(bundle.checkpoints):
         timeout = checkpoint.config.timeout or bundle.config.timeout
         for position, compiled in enumerate(checkpoint.cases):
-            ctx = CaseContext(bundle.config, root, root, compiled.case.category, timeout)
+            ctx = CaseContext(bundle.config, root, root, compiled.case.category, timeout,
+                              captured=setup_captures(checkpoint.groups.get(compiled.group)))
             at = ("checkpoints", index, "cases", position, "case")
             forms = [(at, compiled.case), *(((*at[:-1], "variants", name), variant)
                                             for name, variant in compiled.variants.items())]

@@ -284,7 +284,8 @@ class ServerSpec(Strict):
 
 
 class HttpRequest(Strict):
-    """One HTTP request; at most one of ``json``, ``text`` and ``form`` is the body."""
+    """One HTTP request; at most one of ``json``, ``text``, ``form``, ``base64`` and ``copy`` is the body
+    (``base64`` and ``copy`` send bytes as they are, with no content type unless ``headers`` give one)."""
 
     method: str = "GET"
     path: str
@@ -293,6 +294,8 @@ class HttpRequest(Strict):
     json_: Any = Field(None, alias="json")
     text: str | None = None
     form: dict[str, str] | None = None
+    base64: str | None = Field(None, description="the body's bytes, base64-encoded")
+    copy_: str | None = Field(None, alias="copy", description="the body is the bytes of this file under data/")
 
 
 class Capture(Strict):
@@ -309,19 +312,53 @@ class Poll(Strict):
     timeout: float = Field(5.0, gt=0)
 
 
+class BodyBytes(Strict):
+    """A response body compared byte for byte: exactly one of ``base64`` (the bytes, base64-encoded),
+    ``copy`` (the bytes of a file under data/) or ``sha256`` (their digest, 64 lower-case hex digits);
+    the compiler turns ``copy`` into its ``sha256`` and ``size``. ``size`` alone checks only the length."""
+
+    base64: str | None = None
+    copy_: str | None = Field(None, alias="copy", description="path relative to the problem's data/ directory")
+    sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
+    size: int | None = Field(None, ge=0, description="bytes")
+
+
 class HttpExpectation(Strict):
-    """What one HTTP response must be: status, headers (case-insensitive subset), body."""
+    """What one HTTP response must be: status, headers (case-insensitive subset), body (read as text or a
+    format), or ``body_bytes`` (compared as bytes)."""
 
     status: int | list[int] | None = None
     headers: dict[str, str] = Field(default_factory=dict)
     body: Output | None = None
+    body_bytes: BodyBytes | None = None
+
+
+class ConcurrentRequest(Strict):
+    """One request of a concurrent step and what its response must be; ``repeat`` sends it that many times."""
+
+    request: HttpRequest
+    expect: HttpExpectation = Field(default_factory=HttpExpectation)
+    repeat: int = Field(1, ge=1, le=64)
+    delay: float = Field(0.0, ge=0, le=60, description="seconds after the others are released that it is sent "
+                         "(to arrive while they are in progress)")
+
+
+class Concurrent(Strict):
+    """Requests sent at once, each on its own connection, released together once every one is ready (each after
+    its ``delay``); the step ends when every response is in. With ``any_order``, the responses are matched to
+    the expectations in any order (each expectation met by a different response), for races whose winner is
+    not known."""
+
+    requests: list[ConcurrentRequest] = Field(min_length=1)
+    any_order: bool = False
 
 
 class HttpStep(Strict):
-    """One request of a stateful scenario."""
+    """One step of a stateful scenario: a ``request``, or ``concurrent`` requests sent at once."""
 
     name: str | None = None
-    request: HttpRequest
+    request: HttpRequest | None = None
+    concurrent: Concurrent | None = None
     expect: HttpExpectation = Field(default_factory=HttpExpectation)
     capture: dict[str, Capture] = Field(default_factory=dict)
     poll: Poll | None = None
@@ -376,10 +413,26 @@ class HttpCase(CaseBase):
 Case = CliCase | HttpCase
 
 
+class CaseGroup(Strict):
+    """The cases of a case file that share one server: it starts once (in one working directory, with
+    ``files`` and ``env``), ``setup`` runs once, then the cases run in the file's order, each on the state the
+    earlier ones left; what ``setup`` captures every case may use. A case of a group is an HTTP case without
+    its own ``server``, ``env`` or ``files``."""
+
+    description: str = ""
+    server: ServerSpec | None = Field(None, description="defaults to the problem's server")
+    env: dict[str, str] = Field(default_factory=dict)
+    files: dict[str, InputFile] = Field(default_factory=dict, description="written into the working dir first")
+    timeout: float | None = Field(None, gt=0, description="seconds, per setup step")
+    setup: list[HttpStep] = Field(default_factory=list, description="steps run once, before the first case")
+
+
 class CaseFile(Strict):
-    """One case file: a list of cases, with a default category for all of them."""
+    """One case file: a list of cases, with a default category for all of them; with ``group``, its cases
+    share one server and run in order."""
 
     category: Category = "core"
+    group: CaseGroup | None = None
     cases: list[Case] = Field(min_length=1)
 
 

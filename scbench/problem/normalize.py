@@ -7,12 +7,17 @@ output expectation is an :class:`OutputExpectation` with its ``value`` inlined (
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable
+
 from scbench.formats import PARSERS
 from scbench.problem.checks import CaseContext
 from scbench.problem.model import (
+    BodyBytes,
     CliCase,
     CliStep,
     HttpCase,
+    HttpExpectation,
     HttpStep,
     Output,
     OutputExpectation,
@@ -44,10 +49,29 @@ def _cli_step(step: CliStep, ctx: CaseContext, case_timeout: float | None) -> Cl
     })
 
 
+def _body_bytes(spec: BodyBytes | None, ctx: CaseContext) -> BodyBytes | None:
+    """``copy`` becomes the ``sha256`` and ``size`` of that data file."""
+    if spec is None or spec.copy_ is None:
+        return spec
+    data = (ctx.problem_dir / "data" / spec.copy_).read_bytes()
+    return BodyBytes(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+
+
+def _http_expect(expect: HttpExpectation, ctx: CaseContext) -> HttpExpectation:
+    body = output(expect.body, ctx) if expect.body is not None else None
+    return expect.model_copy(update={"body": body, "body_bytes": _body_bytes(expect.body_bytes, ctx)})
+
+
+def _each_expect(step: HttpStep, change: Callable[[HttpExpectation], HttpExpectation]) -> HttpStep:
+    """``step`` with ``change`` applied to its ``expect`` and to that of each of its concurrent requests."""
+    concurrent = step.concurrent and step.concurrent.model_copy(update={"requests": [
+        item.model_copy(update={"expect": change(item.expect)}) for item in step.concurrent.requests]})
+    return step.model_copy(update={"expect": change(step.expect), "concurrent": concurrent})
+
+
 def _http_step(step: HttpStep, ctx: CaseContext, case_timeout: float | None) -> HttpStep:
-    body = step.expect.body
-    expect = step.expect.model_copy(update={"body": output(body, ctx) if body is not None else None})
-    return step.model_copy(update={"timeout": step.timeout or case_timeout or ctx.timeout, "expect": expect})
+    timed = step.model_copy(update={"timeout": step.timeout or case_timeout or ctx.timeout})
+    return _each_expect(timed, lambda expect: _http_expect(expect, ctx))
 
 
 def normalize(case: CliCase | HttpCase, ctx: CaseContext) -> CliCase | HttpCase:
@@ -70,7 +94,7 @@ def _ignoring(output: OutputExpectation | None, paths: list[str]) -> OutputExpec
 def _step_ignoring(step: CliStep | HttpStep, paths: list[str]) -> CliStep | HttpStep:
     expect = step.expect
     if isinstance(step, HttpStep):
-        return step.model_copy(update={"expect": expect.model_copy(update={"body": _ignoring(expect.body, paths)})})
+        return _each_expect(step, lambda http: http.model_copy(update={"body": _ignoring(http.body, paths)}))
     streams = {name: _ignoring(getattr(expect, name), paths) for name in ("stdout", "stderr")}
     files = {name: _ignoring(output, paths) for name, output in expect.files.items()}
     return step.model_copy(update={"expect": expect.model_copy(update={**streams, "files": files})})

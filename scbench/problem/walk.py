@@ -9,7 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from scbench.problem.model import CliCase, CliExpectation, CliStep, HttpCase, InputFile, Output, SqlQuery
+from scbench.problem.model import (
+    CliCase,
+    CliExpectation,
+    CliStep,
+    HttpCase,
+    HttpExpectation,
+    HttpRequest,
+    HttpStep,
+    InputFile,
+    Output,
+    SqlQuery,
+)
 
 Path_ = tuple
 
@@ -34,12 +45,27 @@ def inputs(case: CliCase | HttpCase) -> Iterator[tuple[Path_, str, InputFile]]:
                 yield ("steps", index, "files", name), name, spec
 
 
+def exchanges(step: HttpStep) -> Iterator[tuple[Path_, HttpRequest | None, HttpExpectation]]:
+    """The requests of an HTTP step and what each response must be, with their paths relative to the step:
+    its own ``request`` and ``expect``, then each request of ``concurrent`` with its ``expect``."""
+    yield (), step.request, step.expect
+    for index, item in enumerate(step.concurrent.requests if step.concurrent else ()):
+        yield ("concurrent", "requests", index), item.request, item.expect
+
+
+def http_exchanges(case: HttpCase) -> Iterator[tuple[Path_, HttpRequest | None, HttpExpectation]]:
+    """:func:`exchanges` of every step of an HTTP case, with paths relative to the case."""
+    for index, step in enumerate(case.steps):
+        for path, request, expect in exchanges(step):
+            yield ("steps", index, *path), request, expect
+
+
 def outputs(case: CliCase | HttpCase) -> Iterator[tuple[Path_, Output]]:
     """Every output expectation of the case (stdout, stderr, files, HTTP bodies)."""
     if isinstance(case, HttpCase):
-        for index, step in enumerate(case.steps):
-            if step.expect.body is not None:
-                yield ("steps", index, "expect", "body"), step.expect.body
+        for path, _, expect in http_exchanges(case):
+            if expect.body is not None:
+                yield (*path, "expect", "body"), expect.body
         return
     for path, step in cli_steps(case):
         streams = {"stdout": step.expect.stdout, "stderr": step.expect.stderr}
