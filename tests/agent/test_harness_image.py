@@ -40,13 +40,15 @@ def test_the_pinned_claude_code_runs_in_the_docker_sandbox_and_fails_classified_
     assert [cp.status for cp in record.checkpoints[1:]] == ["not_run", "not_run"]
 
 
-def test_a_harness_the_images_runtime_cannot_run_is_refused_and_the_image_left_as_it_was(image):
+def test_a_harness_that_cannot_be_installed_is_refused_and_the_image_left_as_it_was(image):
+    # the installer sees the host's registry settings: here a registry nobody answers
     inspect = ["docker", "image", "inspect", "--format", "{{.Id}}", image["SCBENCH_DOCKER_IMAGE"]]
     before = subprocess.run(inspect, capture_output=True, text=True, check=True).stdout
-    done = scbench("sandbox", "build-image", "--agent", "gemini-cli", env=image)  # gemini-cli 0.19.4 needs Node >= 20
+    done = scbench("sandbox", "build-image", "--agent", "gemini-cli",
+                   env={**image, "npm_config_registry": "http://127.0.0.1:9/"})
     assert done.returncode == 1
-    assert "error: the harness was not installed: `gemini --version` exited with code 1 in the image (its messages " \
-           "are above): Node.js v18" in done.stderr
+    assert "error: the harness was not installed: `npm install --global --no-fund --no-audit " \
+           "@google/gemini-cli@0.19.4` exited with code 1 in the image (its messages are above): " in done.stderr
     assert subprocess.run(inspect, capture_output=True, text=True, check=True).stdout == before
 
 
