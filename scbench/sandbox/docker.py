@@ -122,15 +122,17 @@ def container_processes(container_id: str) -> dict[int, tuple[int, str | None]]:
     return found
 
 
-def kill_strays(container_id: str, live: frozenset[str], spawner: int) -> None:
+def kill_strays(container_id: str, live: set[str], spawner: int) -> None:
     """SIGKILL the processes of the container that belong to no live run: each belongs to the run whose marker
     it carries, or, where it has none (another environment, or none: an empty one reads as :data:`EXITING`), to
     its nearest ancestor's. Spared are the ``spawner`` (a host pid) and its parent, the container's init, a
     run the spawner is starting (its child, still carrying the spawner's marker, or none while ``execve``
     replaces its memory) and the processes of the ``live`` runs; killed are those of ended runs, orphans
     adopted by the init, and any that copied the spawner's marker to pass for it (a daemon a run left to
-    tamper with the runs after it)."""
+    tamper with the runs after it). ``live`` is the set other threads add runs to before they start them: it is
+    read once the processes are seen, so every run seen is in it unless it has ended."""
     processes = container_processes(container_id)
+    owned = frozenset(live)
     spared = {spawner, processes[spawner][0]}
 
     def owner(pid: int) -> str | None:
@@ -140,7 +142,7 @@ def kill_strays(container_id: str, live: frozenset[str], spawner: int) -> None:
 
     for pid, (parent, mark) in processes.items():
         starting = parent == spawner and mark in ("container", None, EXITING)
-        if pid not in spared and not starting and owner(pid) not in live:
+        if pid not in spared and not starting and owner(pid) not in owned:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
 
@@ -197,7 +199,7 @@ class SpawnedRun(Process):
     def after_kill(self) -> None:
         """Once the run is killed, so are the processes of the container no live run owns (:func:`kill_strays`)."""
         self.box.live.discard(self.marker)
-        kill_strays(self.box.container.id, frozenset(self.box.live), self.box.spawner)
+        kill_strays(self.box.container.id, self.box.live, self.box.spawner)
 
     def exit_code(self) -> int:
         if self.code is None:
