@@ -3,7 +3,10 @@ inside the sandbox with no credential and no network: a classified failure, reco
 
 import os
 import subprocess
+import threading
 import uuid
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -40,12 +43,24 @@ def test_the_pinned_claude_code_runs_in_the_docker_sandbox_and_fails_classified_
     assert [cp.status for cp in record.checkpoints[1:]] == ["not_run", "not_run"]
 
 
-def test_a_harness_that_cannot_be_installed_is_refused_and_the_image_left_as_it_was(image):
-    # the installer sees the host's registry settings: here a registry nobody answers
+@pytest.fixture
+def empty_registry(tmp_path):
+    """The URL of a real HTTP server that answers 404 to everything (a registry without the package), listening
+    on the Docker bridge's gateway, where the installer's container reaches the host; stopped after."""
+    from scbench.sandbox.docker import client
+    gateway = client().networks.get("bridge").attrs["IPAM"]["Config"][0]["Gateway"]
+    server = ThreadingHTTPServer((gateway, 0), partial(SimpleHTTPRequestHandler, directory=str(tmp_path)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://{gateway}:{server.server_port}/"
+    server.shutdown()
+
+
+def test_a_harness_that_cannot_be_installed_is_refused_and_the_image_left_as_it_was(image, empty_registry):
+    # the installer sees the host's registry settings: here a registry without the package
     inspect = ["docker", "image", "inspect", "--format", "{{.Id}}", image["SCBENCH_DOCKER_IMAGE"]]
     before = subprocess.run(inspect, capture_output=True, text=True, check=True).stdout
     done = scbench("sandbox", "build-image", "--agent", "gemini-cli",
-                   env={**image, "npm_config_registry": "http://127.0.0.1:9/"})
+                   env={**image, "npm_config_registry": empty_registry})
     assert done.returncode == 1
     assert "error: the harness was not installed: `npm install --global --no-fund --no-audit " \
            "@google/gemini-cli@0.19.4` exited with code 1 in the image (its messages are above): " in done.stderr
