@@ -2,6 +2,10 @@
 
 import json
 import os
+import shutil
+import socket
+import subprocess
+import sys
 import threading
 import time
 
@@ -131,3 +135,21 @@ def test_runs_started_while_others_end_are_never_killed_as_strays(box):
 
 RUNS = 3000
 """Enough starts beside ends that the race, when it was there, lost a run almost every time."""
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace (.ci/setup.d/10-sandbox.sh installs it)")
+def test_the_spawners_socket_appears_only_once_it_listens(tmp_path):
+    # before: the socket was bound under its name, then listened on; under load the host saw the name, connected
+    # in between and was refused, and the whole check ended with ConnectionRefusedError (listen delayed here)
+    from scbench.sandbox.docker import SPAWNER
+    spawner = subprocess.Popen(["strace", "-o", os.devnull, "-e", "trace=listen", "-e",
+                                "inject=listen:delay_enter=300000", sys.executable, "-S", str(SPAWNER), str(tmp_path)])
+    try:
+        while not (tmp_path / "spawner.sock").exists():
+            assert spawner.poll() is None
+            time.sleep(0.001)
+        with socket.socket(socket.AF_UNIX) as client:
+            client.connect(str(tmp_path / "spawner.sock"))  # refused before
+    finally:
+        spawner.kill()
+        spawner.wait()

@@ -10,6 +10,7 @@ missing=()
 command -v bwrap >/dev/null || missing+=(bubblewrap)
 command -v dockerd >/dev/null || missing+=(docker.io)
 command -v debootstrap >/dev/null || missing+=(debootstrap)
+command -v strace >/dev/null || missing+=(strace)  # tests delay a syscall with it
 if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -q
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"

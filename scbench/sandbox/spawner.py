@@ -1,8 +1,9 @@
 """Start runs inside a container at a process's cost, not an engine round trip's.
 
 ``python3 -S spawner.py DIR`` is a container's main process (under its init): it listens on the Unix
-socket ``DIR/spawner.sock``, in a directory the host shares with the container (bound from inside ``DIR``, as
-the whole path may be longer than a socket address may be), and starts one run per connection.
+socket ``DIR/spawner.sock`` (the name appears once it listens), in a directory the host shares with the
+container (bound from inside ``DIR``, as the whole path may be longer than a socket address may be), and starts
+one run per connection.
 A connection carries one request, a JSON line ``{"argv": [...], "cwd": "...", "env": {...}}`` sent with
 three file descriptors (the run's stdin, stdout and stderr: pipes the host made). The spawner starts
 ``argv`` in its own session with exactly those, answers ``{"pid": N}`` with a pidfd of the run attached
@@ -82,8 +83,11 @@ def main(directory: str) -> None:
     ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     os.chdir(directory)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(SOCKET)
+    # Bound under another name and renamed once it listens: the host takes the name's appearance for readiness,
+    # and a connection between bind and listen would be refused.
+    server.bind(f"{SOCKET}.binding")
     server.listen(64)
+    os.rename(f"{SOCKET}.binding", SOCKET)
     while True:
         connection, _ = server.accept()
         if from_host(connection):
