@@ -9,7 +9,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from conftest import FIXTURES, ROOT, needs_level, replace_in, sandbox_levels, scbench
+from conftest import FIXTURES, REQUIRED_LEVELS, ROOT, replace_in, sandbox_levels, scbench
 from scbench.check.mutants import mutation_score
 from scbench.evaluate.junit import write_junit
 from scbench.evaluate.session import Evaluation, Target, default_jobs, evaluate
@@ -154,9 +154,21 @@ SHIPPED = sorted(path.name for path in (ROOT / "problems").iterdir())
 WORKERS = default_jobs()
 
 
+def full_check_level() -> str:
+    """The level every shipped reference runs every case in: ``docker`` where it runs (or must: CI), the
+    strictest environment (another system's programs and libraries, another uid, a read-only root); else the
+    first level that runs, in the default's order."""
+    from scbench.sandbox.registry import registry
+    levels = registry()
+    return next(name for name in ("docker", *levels) if name in REQUIRED_LEVELS or not levels[name].unavailable())
+
+
+FULL_LEVEL = full_check_level()
+
+
 @pytest.mark.parametrize("problem", SHIPPED)
 def test_shipped_problems_are_consistent(problem):
-    done = scbench("check", ROOT / "problems" / problem, "--regressions", "last")
+    done = scbench("check", ROOT / "problems" / problem, "--regressions", "last", "--sandbox", FULL_LEVEL)
     assert done.returncode == 0, done.stdout[-3000:]
     assert done.stdout.rstrip().endswith("consistent") and "reference solutions" not in done.stderr
 
@@ -166,17 +178,17 @@ def first_case_of_each_file(bundle, number: int) -> list:
     return list({case.source: (case, category) for case, category in reversed(bundle.suite(number))}.values())
 
 
-@needs_level("docker")
+@pytest.mark.parametrize("level", [level for level in sandbox_levels() if level.values[0] not in (FULL_LEVEL, "local")])
 @pytest.mark.parametrize("problem", SHIPPED)
-def test_shipped_python_references_pass_a_case_of_every_case_file_under_docker(problem):
-    # What differs under docker is the environment (the image's programs and libraries, the uid, the read-only
-    # root, the data directory's permissions), not the cases' values: one case of each file the problem's cases
-    # are written in, at the last checkpoint with its regressions, runs each shape of run there. The default level
-    # passes every case (test_shipped_problems_are_consistent); here they must pass too.
+def test_shipped_python_references_pass_a_case_of_every_case_file_in_the_other_levels(problem, level):
+    # What differs between levels is the environment (the programs and libraries, the uid, the read-only root,
+    # the data directory's permissions), not the cases' values: one case of each file the problem's cases are
+    # written in, at the last checkpoint with its regressions, runs each shape of run there. Every case passes in
+    # FULL_LEVEL (test_shipped_problems_are_consistent); here they must pass too.
     references = ROOT / "problems" / problem / "solutions/python"
     last = max(int(path.name.removeprefix("checkpoint_")) for path in references.iterdir())
     bundle = compile_problem(ROOT / "problems" / problem)
-    target = Target(references / f"checkpoint_{last}", "python", sandbox="docker")
+    target = Target(references / f"checkpoint_{last}", "python", sandbox=level)
     with Evaluation(bundle, last, target, WORKERS) as evaluation, ThreadPoolExecutor(WORKERS) as pool:
         ran = list(pool.map(evaluation.run, first_case_of_each_file(bundle, last)))
     assert [(f"{case.checkpoint}/{case.id}", case.failures) for case in ran if not case.passed] == []
