@@ -200,7 +200,11 @@ class Record:
 
     def summary(self) -> dict:
         head = {name: self.document[name] for name in ("date", *TEXT_FIELDS, "metrics", "status")}
-        return {"id": self.id, **head, "rev": self.rev, **self.finals(), "lineage": self.document["lineage"]}
+        return {"id": self.id, **head, "rev": self.rev, **self.finals()}
+
+    def listing(self) -> dict:
+        """The summary with the lineage: a search item, or (with ``created_at``) a fork's answer."""
+        return {**self.summary(), "lineage": self.document["lineage"]}
 
 
 class Store:
@@ -340,7 +344,7 @@ def search(params: dict[str, str]) -> dict:
     records = sorted(matching(params), key=lambda record: record.id)
     records.sort(key=lambda record: record.date, reverse=True)
     more = offset + limit < len(records)
-    return {"items": [record.summary() for record in records[offset:offset + limit]],
+    return {"items": [record.listing() for record in records[offset:offset + limit]],
             "next_cursor": encode_cursor(offset + limit) if more else None}
 
 
@@ -518,7 +522,7 @@ def fork(request: Request) -> tuple[int, dict]:
         return Record(str(uuid.uuid4()), document, date, stamp(datetime.now(UTC)))
 
     record = STORE.fork(request.match["id"], request.headers, build)
-    return 201, {**record.summary(), "created_at": record.created_at}
+    return 201, {**record.listing(), "created_at": record.created_at}
 
 
 def totals(request: Request) -> tuple[int, dict]:
