@@ -78,3 +78,21 @@ def test_lint_counts_the_data_a_variant_names(kv_copy):
     replace_in(kv_copy / "cases/checkpoint_1/errors.yaml", "    args: [get, nope]\n",
                "    args: [get, nope]\n    regression: {checkpoint_2: {files: {b.txt: {copy: docs/b.txt}}}}\n")
     assert "unused-data" not in scbench("lint", kv_copy).stdout
+
+
+def test_regression_prepend_writes_text_before_inline_files_of_that_name_from_that_checkpoint_on(kv_copy, tmp_path):
+    replace_in(kv_copy / "config.yaml", "checkpoint_2: {order: 2}",
+               "checkpoint_2: {order: 2, regression_prepend: {notes.txt: \"v2\\n\", store.json: \"#\"}}")
+    replace_in(kv_copy / "cases/checkpoint_1/core.yaml", "      store.json: {json: {b: \"2\", a: \"1\"}}\n",
+               "      store.json: {json: {b: \"2\", a: \"1\"}}\n      notes.txt: \"b\\n\"\n"
+               "      more.txt: {text: \"c\\n\"}\n")
+    replace_in(kv_copy / "cases/checkpoint_1/errors.yaml", "    args: [get, nope]\n",
+               "    args: [get, nope]\n    files: {notes.txt: {text: \"d\\n\"}}\n")
+    cases = {compiled.case.id: compiled for compiled in compile_problem(kv_copy).checkpoint(1).cases}
+    assert cases["dump_sorted"].at(1).files["notes.txt"] == "b\n"
+    assert {name: cases["dump_sorted"].at(2).files[name] for name in ("notes.txt", "more.txt")} == {
+        "notes.txt": "v2\nb\n", "more.txt": cases["dump_sorted"].at(1).files["more.txt"]}
+    assert cases["dump_sorted"].at(2).files["store.json"] == cases["dump_sorted"].at(1).files["store.json"]
+    assert cases["get_missing"].at(2).files["notes.txt"].text == "v2\nd\n"
+    assert regression_results(kv_copy, tmp_path) == [("set_then_get", True), ("dump_sorted", True),
+                                                     ("get_missing", True)]
