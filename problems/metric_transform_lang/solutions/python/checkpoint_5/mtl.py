@@ -25,6 +25,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import jsonschema
+import xxhash
 import yaml
 
 KINDS = {1: "bad_dsl", 2: "type_error", 3: "bad_io", 4: "runtime_error", 5: "config_error", 6: "artifact_error"}
@@ -1635,56 +1636,13 @@ def single_input(args, schemas: dict, pipeline: Pipeline, setup: tuple) -> tuple
 
 # -------------------------------------------------------------- state and metadata
 
-MASK = 2 ** 64 - 1
-PRIMES = (11400714785074694791, 14029467366897019727, 1609587929392839161, 9650029242287828579,
-          2870177450012600261)
-
-
-def rotated(value: int, bits: int) -> int:
-    return ((value << bits) | (value >> (64 - bits))) & MASK
-
-
-def xxh_round(accumulator: int, lane: int) -> int:
-    return rotated((accumulator + lane * PRIMES[1]) & MASK, 31) * PRIMES[0] & MASK
-
-
-def xxh64(data: bytes) -> int:
-    """XXH64 of ``data`` with seed 0."""
-    size, at = len(data), 0
-    if size >= 32:
-        lanes = [(PRIMES[0] + PRIMES[1]) & MASK, PRIMES[1], 0, -PRIMES[0] & MASK]
-        for at in range(0, size - size % 32, 32):
-            lanes = [xxh_round(lane, int.from_bytes(data[at + 8 * k:at + 8 * k + 8], "little"))
-                     for k, lane in enumerate(lanes)]
-        at = size - size % 32
-        digest = sum(rotated(lane, bits) for lane, bits in zip(lanes, (1, 7, 12, 18), strict=True)) & MASK
-        for lane in lanes:
-            digest = ((digest ^ xxh_round(0, lane)) * PRIMES[0] + PRIMES[3]) & MASK
-    else:
-        digest = PRIMES[4]
-    digest = (digest + size) & MASK
-    for at in range(at, size - (size - at) % 8, 8):
-        digest = (rotated(digest ^ xxh_round(0, int.from_bytes(data[at:at + 8], "little")), 27) * PRIMES[0]
-                  + PRIMES[3]) & MASK
-    at = size - (size - at) % 8 if size - at >= 8 else at
-    if size - at >= 4:
-        digest = (rotated(digest ^ (int.from_bytes(data[at:at + 4], "little") * PRIMES[0] & MASK), 23) * PRIMES[1]
-                  + PRIMES[2]) & MASK
-        at += 4
-    for byte in data[at:]:
-        digest = rotated(digest ^ (byte * PRIMES[4] & MASK), 11) * PRIMES[0] & MASK
-    for shift, prime in ((33, PRIMES[1]), (29, PRIMES[2])):
-        digest = (digest ^ (digest >> shift)) * prime & MASK
-    return digest ^ (digest >> 32)
-
-
 def fingerprint(path: str, gzipped: bool, scheme: str) -> dict:
     """How the state knows a file: its mtime (ms) and size, or the XXH64 of its content (decompressed)."""
     stat = os.stat(path)
     if scheme == "mtime_size":
         return {"scheme": scheme, "mtime_epoch_ms": stat.st_mtime_ns // 1_000_000, "size_bytes": stat.st_size}
     with (gzip.open if gzipped else open)(path, "rb") as handle:
-        return {"scheme": scheme, "hash_hex": f"{xxh64(handle.read()):016x}", "size_bytes": stat.st_size}
+        return {"scheme": scheme, "hash_hex": xxhash.xxh64_hexdigest(handle.read()), "size_bytes": stat.st_size}
 
 
 def digest(text: str | None) -> str | None:
