@@ -549,7 +549,7 @@ def version_header(source: str) -> tuple[tuple[int, int], str]:
     for index, line in enumerate(lines):
         if not line.strip() or line.strip().startswith("#"):
             continue
-        match = re.fullmatch(r"mtl_version\s+(\d+)\.(\d+)", line.strip())
+        match = re.fullmatch(r"mtl_version\s+(\d+)\.(\d+)", line.strip(), re.I)
         if not match:
             raise MtlError(6, "the program must start with a version header: mtl_version <major>.<minor>")
         version = (int(match.group(1)), int(match.group(2)))
@@ -1741,7 +1741,8 @@ def pipeline_meta(pipeline: Pipeline) -> dict:
 
 
 BAD_REASONS = ("PARSE_TYPE_MISMATCH", "TIMESTAMP_PARSE_ERROR", "RUNTIME_ERROR", "TYPE_ERROR",
-               "MISSING_REQUIRED_FIELD", "PARQUET_TYPE_MISMATCH", "MAPPING_ERROR")
+               "MISSING_REQUIRED_FIELD", "PARQUET_TYPE_MISMATCH")
+"""The reason codes the metadata counts (MAPPING_ERROR rows count only in their file's rows_bad)."""
 
 
 def metadata(run: dict, args, files: list[tuple[str, dict]], result) -> dict:
