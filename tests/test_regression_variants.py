@@ -78,3 +78,37 @@ def test_lint_counts_the_data_a_variant_names(kv_copy):
     replace_in(kv_copy / "cases/checkpoint_1/errors.yaml", "    args: [get, nope]\n",
                "    args: [get, nope]\n    regression: {checkpoint_2: {files: {b.txt: {copy: docs/b.txt}}}}\n")
     assert "unused-data" not in scbench("lint", kv_copy).stdout
+
+
+def test_regression_prepend_writes_text_before_inline_files_of_that_name_from_that_checkpoint_on(kv_copy, tmp_path):
+    replace_in(kv_copy / "config.yaml", "checkpoint_2: {order: 2}",
+               "checkpoint_2: {order: 2, regression_prepend: {notes.txt: \"v2\\n\", store.json: \"#\"}}")
+    replace_in(kv_copy / "cases/checkpoint_1/core.yaml", "      store.json: {json: {b: \"2\", a: \"1\"}}\n",
+               "      store.json: {json: {b: \"2\", a: \"1\"}}\n      notes.txt: \"b\\n\"\n"
+               "      more.txt: {text: \"c\\n\"}\n")
+    replace_in(kv_copy / "cases/checkpoint_1/errors.yaml", "    args: [get, nope]\n",
+               "    args: [get, nope]\n    files: {notes.txt: {text: \"d\\n\"}}\n")
+    cases = {compiled.case.id: compiled for compiled in compile_problem(kv_copy).checkpoint(1).cases}
+    assert cases["dump_sorted"].at(1).files["notes.txt"] == "b\n"
+    assert {name: cases["dump_sorted"].at(2).files[name] for name in ("notes.txt", "more.txt")} == {
+        "notes.txt": "v2\nb\n", "more.txt": cases["dump_sorted"].at(1).files["more.txt"]}
+    assert cases["dump_sorted"].at(2).files["store.json"] == cases["dump_sorted"].at(1).files["store.json"]
+    assert cases["get_missing"].at(2).files["notes.txt"].text == "v2\nd\n"
+    assert regression_results(kv_copy, tmp_path) == [("set_then_get", True), ("dump_sorted", True),
+                                                     ("get_missing", True)]
+
+
+def test_regression_prepend_writes_before_a_variants_file_and_adds_up_over_checkpoints(kv_copy):
+    (kv_copy / "checkpoint_3.md").write_text((kv_copy / "checkpoint_2.md").read_text())
+    (kv_copy / "cases/checkpoint_3").mkdir()
+    (kv_copy / "cases/checkpoint_3/core.yaml").write_text("cases:\n  - {id: get_none, args: [get, x], "
+                                                          "expect: {exit_code: 1}}\n")
+    replace_in(kv_copy / "config.yaml", "checkpoint_2: {order: 2}",
+               "checkpoint_2: {order: 2, regression_prepend: {notes.txt: \"v2\\n\"}}\n"
+               "  checkpoint_3: {order: 3, regression_prepend: {notes.txt: \"v3\\n\"}}")
+    replace_in(kv_copy / "cases/checkpoint_1/errors.yaml", "    args: [get, nope]\n",
+               "    args: [get, nope]\n    files: {notes.txt: \"a\\n\"}\n"
+               "    regression: {checkpoint_3: {files: {notes.txt: \"b\\n\"}}}\n")
+    case = next(compiled for compiled in compile_problem(kv_copy).checkpoint(1).cases
+                if compiled.case.id == "get_missing")
+    assert [case.at(number).files["notes.txt"] for number in (1, 2, 3)] == ["a\n", "v2\na\n", "v3\nv2\nb\n"]

@@ -473,6 +473,10 @@ class CheckpointConfig(Strict):
     regression_args: dict[str, str] = Field(
         default_factory=dict, description="arguments of earlier checkpoints' CLI cases renamed when they run as "
         "regressions here or later: every argument equal to a key becomes its value ({--csv: --input})")
+    regression_prepend: dict[str, str] = Field(
+        default_factory=dict, description="text written at the start of an input file of earlier checkpoints' CLI "
+        "cases when they run as regressions here or later: file name -> text ({p.mtl: \"mtl_version 1.5\\n\"}); "
+        "only files given as inline text change")
 
 
 class ProblemConfig(Strict):

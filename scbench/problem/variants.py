@@ -1,6 +1,7 @@
 """Regression variants: an authored CLI case as it runs as a regression of a later checkpoint.
 
-A later checkpoint's ``regression_args`` renames arguments of every earlier case; a case's own
+A later checkpoint's ``regression_args`` renames arguments of every earlier case and its
+``regression_prepend`` writes text before inline text files of the names it gives; a case's own
 ``regression: {checkpoint_N: ...}`` replaces its args, stdin or expectation and adds input files.
 Both hold from that checkpoint on and add up in checkpoint order.
 """
@@ -33,18 +34,35 @@ def _renamed(data: dict, renames: dict[str, str]) -> dict:
     return {**data, "args": rename(data.get("args")), **({"steps": steps} if steps else {})}
 
 
+def _prepended(data: dict, prefixes: dict[str, str]) -> dict:
+    """``data`` with ``prefixes[name]`` written before each inline text file ``name`` (a bare string or
+    ``{text: ...}``); other files unchanged."""
+    def prepend(name: str, spec):
+        prefix = prefixes.get(name, "")
+        if isinstance(spec, str):
+            return prefix + spec
+        return {"text": prefix + spec["text"]} if set(spec) == {"text"} else spec
+    return {**data, "files": {name: prepend(name, spec) for name, spec in data["files"].items()}}
+
+
+def _changed(data: dict, config: CheckpointConfig) -> dict:
+    """``data`` as ``config``'s checkpoint changes every earlier case: renamed, then prepended."""
+    return _prepended(_renamed(data, config.regression_args), config.regression_prepend)
+
+
 def variants(case: CliCase, later: list[tuple[str, CheckpointConfig]]) -> Iterator[tuple[str, CliCase]]:
     """``(checkpoint name, authored case)`` for each of the checkpoints after the case's own (``later``, in
-    order) that changes the case, by ``regression_args`` or by the case's own variant: the case's variants up to
-    that checkpoint replace its fields, then the renames of each checkpoint up to it apply in order (so a
-    variant may write arguments in the case's own words). Raises ``pydantic.ValidationError`` only if the
-    models disagree with themselves (every part was validated already)."""
+    order) that changes the case, by ``regression_args``, ``regression_prepend`` or by the case's own variant:
+    the case's variants up to that checkpoint replace its fields, then the renames and prepended texts of each
+    checkpoint up to it apply in order (so a variant may write arguments and files in the case's own words).
+    Raises ``pydantic.ValidationError`` only if the models disagree with themselves (every part was validated
+    already)."""
     data = case.model_dump(by_alias=True, exclude_unset=True, exclude={"regression"})
     data["files"] = case.model_dump(by_alias=True)["files"]
-    renames: list[dict[str, str]] = []
+    changes: list[CheckpointConfig] = []
     for name, config in later:
         change = case.regression.get(name)
         data = _replaced(data, change)
-        renames.append(config.regression_args)
-        if change is not None or config.regression_args:
-            yield name, CASE.validate_python(reduce(_renamed, renames, data))
+        changes.append(config)
+        if change is not None or config.regression_args or config.regression_prepend:
+            yield name, CASE.validate_python(reduce(_changed, changes, data))

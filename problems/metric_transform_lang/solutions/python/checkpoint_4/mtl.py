@@ -480,7 +480,7 @@ def parse_join(rest: str, match, pipeline: Pipeline) -> int:
         raise MtlError(1, "a join is: on (...) [within <duration>] type inner|left|right|full project { ... }")
     body, end = block(rest, tail.end())
     project = parse_project(body)
-    named = re.compile(r"[ \t]*as\s+(\w+)").match(rest, end)
+    named = re.compile(r"\s*as\s+(\w+)").match(rest, end)
     within = int(tail.group(1)) * UNITS[tail.group(2)] if tail.group(1) else None
     pipeline.joins.append(Join(left, right, parse_expr(on), within, tail.group(3), project,
                                named.group(1) if named else None))
