@@ -13,12 +13,15 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import Future
+from typing import TYPE_CHECKING
 
 from scbench.problem.bundle import Bundle, CompiledCase
 from scbench.problem.model import CaseGroup
 from scbench.results import CaseResult, Failure, StepResult
 from scbench.run.context import RunContext
-from scbench.run.http_case import HttpObservation, HttpSession
+
+if TYPE_CHECKING:  # the HTTP client is imported where a group runs: a suite without groups never pays for it
+    from scbench.run.http_case import HttpObservation, HttpSession
 
 Item = tuple[CompiledCase, str]
 """A case of a suite and its category."""
@@ -90,6 +93,7 @@ class GroupRuns:
 
     def _run(self, key: str) -> None:
         """Start the group's server, run its setup, then its cases up to the last one selected, in order."""
+        from scbench.run.http_case import HttpSession
         spec = self.specs[key]
         with HttpSession(self.ctx, spec.server, spec.env, spec.files) as session:
             setup = session.run(spec.setup, {}, self.accept) if spec.setup else []
