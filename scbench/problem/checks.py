@@ -19,14 +19,16 @@ from pathlib import Path, PurePosixPath
 
 import jsonpath
 
-from scbench.formats import NOT_LISTS, PARSERS
+from scbench.formats import NOT_LISTS, PARSERS, TABLES
 from scbench.problem.diagnostics import did_you_mean, where_of
 from scbench.problem.model import (
     ANY,
+    WRAPPERS,
     Base64File,
     CliCase,
     Comparison,
     CopyFile,
+    Directory,
     HttpCase,
     JsonStdin,
     OutputExpectation,
@@ -109,8 +111,20 @@ def _sqlite_statements(spec: SqliteFile, path: tuple, ctx: CaseContext) -> Itera
                 return
 
 
+def _wrapped(spec: object, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
+    """A compressed input wraps a file: not a directory (nor a copy of one); what it wraps is checked as itself."""
+    field = WRAPPERS[type(spec)]
+    inner, where = getattr(spec, field), (*path, field)
+    copied = isinstance(inner, CopyFile) and (ctx.problem_dir / "data" / inner.copy_).is_dir()
+    if isinstance(inner, Directory) or copied:
+        yield where, f"{field} compresses one file, and this is a directory", \
+            f"wrap a file form ({{{field}: {{rows: ..., format: csv}}}}, text, copy of a file), or use a tar archive"
+    yield from INPUT_CHECKS.get(type(inner), lambda *_: iter(()))(inner, where, ctx)
+
+
 INPUT_CHECKS: dict[type, Callable[[object, tuple, CaseContext], Iterator[Finding]]] = {
-    CopyFile: _copy_source, Base64File: _base64, TarFile: _tar_members, SqliteFile: _sqlite_statements}
+    CopyFile: _copy_source, Base64File: _base64, TarFile: _tar_members, SqliteFile: _sqlite_statements,
+    **dict.fromkeys(WRAPPERS, _wrapped)}
 """Input-file form -> its own check (forms without an entry need none)."""
 
 
@@ -279,7 +293,14 @@ def _searches(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
         yield from _compile_regex(pattern, (*path, "search", index))
 
 
-OUTPUT_CHECKS: list[Callable[[OutputExpectation, tuple], Iterator[Finding]]] = [_regex, _jsonpaths, _value, _searches]
+def _cells(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
+    if output.cells and output.format not in TABLES:
+        yield (*path, "cells"), f"cells types the columns of a table, and a {output.format} output is none", \
+            f"use format: {', '.join(sorted(TABLES))}, or drop cells (JSON and YAML values are typed already)"
+
+
+OUTPUT_CHECKS: list[Callable[[OutputExpectation, tuple], Iterator[Finding]]] = [
+    _regex, _jsonpaths, _value, _searches, _cells]
 """The checks of one output expectation (its ``path`` relative to the case)."""
 
 
