@@ -8,6 +8,8 @@ import subprocess
 import sys
 import tarfile
 
+import pytest
+
 from scbench.evaluate.session import Selection, Target, evaluate
 from scbench.problem.compiler import compile_problem
 from scbench.problem.model import CaseBase, TarFile
@@ -169,3 +171,24 @@ def test_a_solution_reads_generated_compressed_inputs_in_a_case(kv_copy, tmp_pat
     results = evaluate(compile_problem(kv_copy), 1, Target(solution, entry="python3 zcat.py"),
                        selection=Selection(pattern="gz_rows"))
     assert [(case.id, case.passed) for case in results.cases] == [("gz_rows", True)]
+
+
+def test_rows_outside_their_columns_and_a_parquet_column_of_two_kinds_are_compile_errors(kv_copy):
+    from scbench.problem.diagnostics import ProblemError
+
+    (kv_copy / "cases/checkpoint_1/rows.yaml").write_text(
+        "cases:\n"
+        "  - id: bad_rows\n"
+        "    files:\n"
+        "      t.csv: {rows: [{a: 1, b: 2, c: 3}], format: csv, columns: [a]}\n"
+        "      t.parquet.gz: {gzip: {rows: [{n: 1, s: x}, {n: 2.5, s: null}, {n: '3'}], format: parquet}}\n")
+    with pytest.raises(ProblemError) as caught:
+        compile_problem(kv_copy)
+    assert [d.render().replace(str(kv_copy.parent) + "/", "") for d in caught.value.diagnostics] == [
+        "kv/cases/checkpoint_1/rows.yaml:4: cases[0].files.t.csv.rows[0].b: column 'b' is not one of columns\n"
+        "    fix: add 'b' to columns, or remove it from the row",
+        "kv/cases/checkpoint_1/rows.yaml:4: cases[0].files.t.csv.rows[0].c: column 'c' is not one of columns\n"
+        "    fix: add 'c' to columns, or remove it from the row",
+        "kv/cases/checkpoint_1/rows.yaml:5: cases[0].files.t.parquet.gz.gzip.rows[2].n: a parquet column holds one "
+        "kind of value, and 'n' is a number in row 0 but a string here\n"
+        "    fix: write every value of the column as one kind (numbers may mix ints and floats), or null"]

@@ -33,6 +33,7 @@ from scbench.problem.model import (
     JsonStdin,
     OutputExpectation,
     ProblemConfig,
+    RowsFile,
     SqliteFile,
     TarFile,
 )
@@ -122,8 +123,39 @@ def _wrapped(spec: object, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
     yield from INPUT_CHECKS.get(type(inner), lambda *_: iter(()))(inner, where, ctx)
 
 
+def _kind(value: object) -> str:
+    """The JSON kind of a cell, ints and floats both ``number`` (as a parquet column holds either)."""
+    return {bool: "boolean", int: "number", float: "number", str: "string", dict: "object"}.get(type(value), "array")
+
+
+def _unlisted(spec: RowsFile, path: tuple) -> Iterator[Finding]:
+    """Every key of a row is one of ``columns``, when given (else it would be dropped unseen)."""
+    for index, row in enumerate(spec.rows if spec.columns else ()):
+        for key in sorted(row.keys() - set(spec.columns)):
+            yield (*path, "rows", index, key), f"column {key!r} is not one of columns", \
+                f"add {key!r} to columns, or remove it from the row"
+
+
+def _mixed_kinds(spec: RowsFile, path: tuple) -> Iterator[Finding]:
+    """A parquet column holds one kind of value: pyarrow cannot write a column of numbers and strings."""
+    first: dict[str, tuple[int, str]] = {}
+    for index, row in enumerate(spec.rows if spec.rows_format == "parquet" else ()):
+        for key, kind in ((key, _kind(value)) for key, value in row.items() if value is not None):
+            seen, known = first.setdefault(key, (index, kind))
+            if known != kind:
+                yield (*path, "rows", index, key), f"a parquet column holds one kind of value, and {key!r} is a " \
+                    f"{known} in row {seen} but a {kind} here", \
+                    "write every value of the column as one kind (numbers may mix ints and floats), or null"
+
+
+def _rows(spec: RowsFile, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
+    yield from _unlisted(spec, path)
+    yield from _mixed_kinds(spec, path)
+
+
 INPUT_CHECKS: dict[type, Callable[[object, tuple, CaseContext], Iterator[Finding]]] = {
     CopyFile: _copy_source, Base64File: _base64, TarFile: _tar_members, SqliteFile: _sqlite_statements,
+    RowsFile: _rows,
     **dict.fromkeys(WRAPPERS, _wrapped)}
 """Input-file form -> its own check (forms without an entry need none)."""
 
