@@ -15,6 +15,7 @@ import glob
 import gzip
 import io
 import json
+import os
 import re
 import sqlite3
 import sys
@@ -205,8 +206,8 @@ def load_directory(root: Path, sharded: list[str]) -> sqlite3.Connection:
 
 
 def read_query(argument: str) -> str:
-    path = Path(argument)
-    return path.read_text(encoding="utf-8") if path.is_file() else argument
+    """The text of the file ``argument`` names, else ``argument`` itself (a query longer than a file name too)."""
+    return Path(argument).read_text(encoding="utf-8") if os.path.isfile(argument) else argument
 
 
 def run(database: sqlite3.Connection, query: str) -> tuple[list[str], list[list[str]]]:
