@@ -4,6 +4,7 @@ The data files (CSV, TSV, JSON, JSON Lines, Parquet; each possibly gzip- or bzip
 an in-memory SQLite database, a table per name (the files of one name concatenated in path order, shards
 named by --sharded NAME=GLOB added to NAME), the query runs there, and the result is printed on stdout (and
 written as CSV with --out). Empty (0-byte) files add nothing.
+NULLs sort last in every ORDER BY.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from pathlib import Path
 
 INTEGER = re.compile(r"[+-]?\d+")
 DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+ORDER_BY = re.compile(r"\bORDER\s+BY\b", re.IGNORECASE)
+ORDER_END = re.compile(r"\b(LIMIT|OFFSET|ROWS|RANGE|GROUPS)\b", re.IGNORECASE)
 DOTTED_TABLE = re.compile(r"\b(FROM|JOIN)(\s+)([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)", re.IGNORECASE)
 DATA_FILE = re.compile(r"(?P<stem>.+)\.(?P<format>csv|tsv|json|jsonl|parquet)(?:\.(?P<compression>gz|bz2))?")
 OPENERS = {None: lambda raw: raw, "gz": gzip.decompress, "bz2": bz2.decompress}
@@ -77,7 +80,7 @@ def read_parquet(raw: bytes, path: Path) -> tuple[list[str], list[list]]:
     import pyarrow.parquet
 
     try:
-        table = pyarrow.parquet.read_table(pyarrow.BufferReader(raw))
+        table = pyarrow.parquet.read_table(pyarrow.BufferReader(raw), use_threads=False)
     except pyarrow.ArrowException as error:
         raise QueryError(f"{path}: not a valid Parquet file: {error}") from error
     return table.column_names, [list(row.values()) for row in table.to_pylist()]
@@ -210,12 +213,49 @@ def read_query(argument: str) -> str:
     return Path(argument).read_text(encoding="utf-8") if os.path.isfile(argument) else argument
 
 
+def top_level_items(text: str) -> list[str]:
+    """``text`` split at the commas outside parentheses."""
+    items, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            items.append(text[start:index])
+            start = index + 1
+    return [*items, text[start:]]
+
+
+def order_end(text: str, start: int) -> int:
+    """Where the ORDER BY list from ``start`` ends: at the parenthesis closing its group, a LIMIT, OFFSET or a
+    window frame, or the end."""
+    depth = 0
+    for index in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[index], 0)
+        if depth < 0 or depth == 0 and ORDER_END.match(text, index):
+            return index
+    return len(text)
+
+
+def nulls_last(text: str) -> str:
+    """``text`` with ``NULLS LAST`` after each ORDER BY item (of the query, a subquery or a window) that does
+    not say where NULLs go."""
+    pieces, position = [], 0
+    for found in ORDER_BY.finditer(text):
+        if found.start() < position:
+            continue
+        end = order_end(text, found.end())
+        items = [item.strip() + ("" if "NULLS" in item.upper() else " NULLS LAST")
+                 for item in top_level_items(text[found.end():end])]
+        pieces += [text[position:found.end()], f" {', '.join(items)} "]
+        position = end
+    return "".join(pieces) + text[position:]
+
+
 def run(database: sqlite3.Connection, query: str) -> tuple[list[str], list[list[str]]]:
     text = query.strip().rstrip(";").strip()
     if not re.match(r"SELECT\b", text, re.IGNORECASE):
         raise QueryError("only one SELECT statement is allowed")
     try:
-        cursor = database.execute(DOTTED_TABLE.sub(lambda m: m[1] + m[2] + quoted(m[3]), text))
+        cursor = database.execute(nulls_last(DOTTED_TABLE.sub(lambda m: m[1] + m[2] + quoted(m[3]), text)))
         rows = cursor.fetchall()
     except (sqlite3.Error, sqlite3.Warning) as error:
         raise QueryError(str(error)) from error

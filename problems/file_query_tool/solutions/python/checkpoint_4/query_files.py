@@ -3,8 +3,8 @@
 The data files (CSV, TSV, JSON, JSON Lines, Parquet; each possibly gzip- or bzip2-compressed) are loaded into
 an in-memory SQLite database, a table per name (the files of one name concatenated in path order, shards
 named by --sharded NAME=GLOB added to NAME), the query runs there, and the result is printed on stdout (and
-written as CSV with --out). Empty (0-byte) files add nothing. Window functions are SQLite's, with NULLs sorted
-last in a window's ORDER BY; a window error exits with 3.
+written as CSV with --out). Empty (0-byte) files add nothing. Window functions are SQLite's; NULLs sort last in
+every ORDER BY; a window error exits with 3.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from pathlib import Path
 
 INTEGER = re.compile(r"[+-]?\d+")
 DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+ORDER_BY = re.compile(r"\bORDER\s+BY\b", re.IGNORECASE)
+ORDER_END = re.compile(r"\b(LIMIT|OFFSET|ROWS|RANGE|GROUPS)\b", re.IGNORECASE)
 DOTTED_TABLE = re.compile(r"\b(FROM|JOIN)(\s+)([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)", re.IGNORECASE)
 DATA_FILE = re.compile(r"(?P<stem>.+)\.(?P<format>csv|tsv|json|jsonl|parquet)(?:\.(?P<compression>gz|bz2))?")
 OPENERS = {None: lambda raw: raw, "gz": gzip.decompress, "bz2": bz2.decompress}
@@ -34,9 +36,6 @@ WINDOW_MESSAGES = re.compile(r"window function|no such window|frame (starting|en
 BACKWARD_FRAME = re.compile(r"\bAND\s+UNBOUNDED\s+PRECEDING|\bBETWEEN\s+UNBOUNDED\s+FOLLOWING"
                             r"|\bBETWEEN\s+CURRENT\s+ROW\s+AND\s+\d+\s+PRECEDING"
                             r"|\bBETWEEN\s+\d+\s+FOLLOWING\s+AND\s+(CURRENT\s+ROW|\d+\s+PRECEDING)", re.IGNORECASE)
-OVER = re.compile(r"\bOVER\s*\(", re.IGNORECASE)
-ORDER_BY = re.compile(r"\bORDER\s+BY\b", re.IGNORECASE)
-FRAME = re.compile(r"\b(ROWS|RANGE|GROUPS)\b", re.IGNORECASE)
 
 
 class QueryError(Exception):
@@ -96,7 +95,7 @@ def read_parquet(raw: bytes, path: Path) -> tuple[list[str], list[list]]:
     import pyarrow.parquet
 
     try:
-        table = pyarrow.parquet.read_table(pyarrow.BufferReader(raw))
+        table = pyarrow.parquet.read_table(pyarrow.BufferReader(raw), use_threads=False)
     except pyarrow.ArrowException as error:
         raise QueryError(f"{path}: not a valid Parquet file: {error}") from error
     return table.column_names, [list(row.values()) for row in table.to_pylist()]
@@ -229,16 +228,6 @@ def read_query(argument: str) -> str:
     return Path(argument).read_text(encoding="utf-8") if os.path.isfile(argument) else argument
 
 
-def closing(text: str, start: int) -> int:
-    """The index of the ``)`` that closes the ``(`` just before ``start``."""
-    depth = 1
-    for index in range(start, len(text)):
-        depth += {"(": 1, ")": -1}.get(text[index], 0)
-        if depth == 0:
-            return index
-    raise QueryError("a parenthesis is not closed")
-
-
 def top_level_items(text: str) -> list[str]:
     """``text`` split at the commas outside parentheses."""
     items, depth, start = [], 0, 0
@@ -250,23 +239,28 @@ def top_level_items(text: str) -> list[str]:
     return [*items, text[start:]]
 
 
-def nulls_sorted_last(spec: str) -> str:
-    """A window specification with ``NULLS LAST`` after each ORDER BY item that does not say where NULLs go."""
-    order = ORDER_BY.search(spec)
-    if order is None:
-        return spec
-    frame = FRAME.search(spec, order.end())
-    end = frame.start() if frame else len(spec)
-    items = [item.strip() + ("" if "NULLS" in item.upper() else " NULLS LAST")
-             for item in top_level_items(spec[order.end():end])]
-    return f"{spec[:order.end()]} {', '.join(items)} {spec[end:]}"
+def order_end(text: str, start: int) -> int:
+    """Where the ORDER BY list from ``start`` ends: at the parenthesis closing its group, a LIMIT, OFFSET or a
+    window frame, or the end."""
+    depth = 0
+    for index in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[index], 0)
+        if depth < 0 or depth == 0 and ORDER_END.match(text, index):
+            return index
+    return len(text)
 
 
-def windows_nulls_last(text: str) -> str:
+def nulls_last(text: str) -> str:
+    """``text`` with ``NULLS LAST`` after each ORDER BY item (of the query, a subquery or a window) that does
+    not say where NULLs go."""
     pieces, position = [], 0
-    for found in OVER.finditer(text):
-        end = closing(text, found.end())
-        pieces += [text[position:found.end()], nulls_sorted_last(text[found.end():end])]
+    for found in ORDER_BY.finditer(text):
+        if found.start() < position:
+            continue
+        end = order_end(text, found.end())
+        items = [item.strip() + ("" if "NULLS" in item.upper() else " NULLS LAST")
+                 for item in top_level_items(text[found.end():end])]
+        pieces += [text[position:found.end()], f" {', '.join(items)} "]
         position = end
     return "".join(pieces) + text[position:]
 
@@ -278,7 +272,7 @@ def run(database: sqlite3.Connection, query: str) -> tuple[list[str], list[list[
     if BACKWARD_FRAME.search(text):
         raise WindowError("a window frame ends before it starts")
     try:
-        cursor = database.execute(windows_nulls_last(DOTTED_TABLE.sub(lambda m: m[1] + m[2] + quoted(m[3]), text)))
+        cursor = database.execute(nulls_last(DOTTED_TABLE.sub(lambda m: m[1] + m[2] + quoted(m[3]), text)))
         rows = cursor.fetchall()
     except (sqlite3.Error, sqlite3.Warning) as error:
         raise (WindowError if WINDOW_MESSAGES.search(str(error)) else QueryError)(str(error)) from error
