@@ -118,7 +118,8 @@ def read_parquet(raw: bytes, path: Path) -> tuple[list[str], list[list]]:
     import pyarrow.parquet
 
     try:
-        table = pyarrow.parquet.read_table(pyarrow.BufferReader(raw), use_threads=False)
+        # no thread pool: Arrow's pools can abort at interpreter exit (apache/arrow#34314)
+        table = pyarrow.parquet.ParquetFile(pyarrow.BufferReader(raw), pre_buffer=False).read(use_threads=False)
     except pyarrow.ArrowException as error:
         raise QueryError(f"{path}: not a valid Parquet file: {error}") from error
     return table.column_names, [list(row.values()) for row in table.to_pylist()]
