@@ -8,7 +8,10 @@ Nothing is read leniently: JSON with a duplicate key or ``NaN`` / ``Infinity`` i
 YAML is read as the JSON value it stands for: without implicit timestamps (``2024-01-02`` stays the
 string it is in JSON), keys as strings, no binary or set. TOML is read by ``tomllib`` with its dates and
 times as their RFC 3339 text; INI by ``configparser`` (strict, no interpolation, keys as written) as
-``{section: {key: text}}``, a ``DEFAULT`` section being a section like any other.
+``{section: {key: text}}``, a ``DEFAULT`` section being a section like any other. A markdown table (GFM, read by
+markdown-it-py) is a list of rows, each an object of header -> cell text, its divider row skipped; ``fields_table``
+is one such table after ``Key: value`` lines, read as ``{"fields": {key: value}, "table": [rows]}``. The cells of
+tables (csv, tsv, markdown) are text; :func:`typed` reads them as the column types an expectation declares.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ import csv
 import datetime
 import io
 import json
+import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import yaml
@@ -246,6 +250,65 @@ def _ini(text: str) -> dict[str, dict[str, str]]:
     return {section: dict(parser[section]) for section in parser.sections()}
 
 
+def _outside(lines: list[str], first: int) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of the lines that are not blank, numbered from ``first`` (1-based)."""
+    return ((number, line) for number, line in enumerate(lines, first) if line.strip())
+
+
+def _cells(tokens: list) -> list[list[str]]:
+    """The cell texts of each row of the markdown-it ``tokens`` of one table, the header row first."""
+    rows: list[list[str]] = []
+    for before, token in zip(tokens, tokens[1:], strict=False):
+        if before.type == "tr_open":
+            rows.append([])
+        if before.type in ("th_open", "td_open"):
+            rows[-1].append(token.content)
+    return rows
+
+
+def _table(text: str) -> tuple[list[str], list[dict[str, str]]]:
+    """The lines before the one markdown table of ``text``, and its rows (the header row's cells as keys).
+    Raises ``ValueError`` for no table or several, a repeated header, or text after the table."""
+    from markdown_it import MarkdownIt  # loaded by the suites that read tables only
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    starts = [token.map for token in tokens if token.type == "table_open"]
+    if len(starts) != 1:
+        raise ValueError(f"expected one markdown table (a header row, a divider row such as | --- |, then rows), "
+                         f"found {len(starts)}")
+    (start, end), lines = starts[0], text.split("\n")
+    header, *rows = _cells(tokens)
+    twice = next((name for index, name in enumerate(header) if name in header[:index]), None)
+    if twice is not None:
+        raise ValueError(f"line {start + 1}: column {twice!r} is named twice in the header")
+    for number, line in _outside(lines[end:], end + 1):
+        raise ValueError(f"line {number}: text after the table: {line!r}")
+    return lines[:start], [dict(zip(header, row, strict=True)) for row in rows]
+
+
+def _markdown_table(text: str) -> list[dict[str, str]]:
+    before, rows = _table(text)
+    for number, line in _outside(before, 1):
+        raise ValueError(f"line {number}: text before the table: {line!r} (for Key: value lines, format: fields_table)")
+    return rows
+
+
+FIELD = re.compile(r"(?P<key>[^:]+?)\s*:\s*(?P<value>.*)")
+
+
+def _fields_table(text: str) -> dict[str, Any]:
+    before, rows = _table(text)
+    fields: dict[str, str] = {}
+    for number, line in _outside(before, 1):
+        found = FIELD.fullmatch(line.strip())
+        if found is None:
+            raise ValueError(f"line {number}: not a Key: value line: {line!r}")
+        if found["key"] in fields:
+            raise ValueError(f"line {number}: key {found['key']!r} is given twice")
+        fields[found["key"]] = found["value"]
+    return {"fields": fields, "table": rows}
+
+
 PARSERS: dict[str, Callable[[str], Any]] = {
     "text": str,
     "lines": str.splitlines,
@@ -253,13 +316,71 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "jsonl": _jsonl,
     "yaml": _yaml,
     "csv": lambda text: list(csv.DictReader(io.StringIO(text))),
+    "tsv": lambda text: list(csv.DictReader(io.StringIO(text), delimiter="\t")),
+    "markdown_table": _markdown_table,
+    "fields_table": _fields_table,
     "toml": _toml,
     "ini": _ini,
 }
 """Format name (``OutputExpectation.format``) -> parser."""
 
-NOT_LISTS = frozenset({"text", "toml", "ini"})
+NOT_LISTS = frozenset({"text", "toml", "ini", "fields_table"})
 """Formats whose parsed value is never a list (a text, or a document that is a table)."""
 
 STRUCTURED = frozenset(PARSERS) - {"text"}
 """Formats whose values are compared structurally rather than as one text."""
+
+TABLES = frozenset({"csv", "tsv", "markdown_table", "fields_table"})
+"""Formats whose cells are text that :func:`typed` can read as numbers, booleans and nulls."""
+
+INTEGER = re.compile(r"[+-]?[0-9]+")
+DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+BOOLEANS = {"true": True, "false": False}
+NULLS = frozenset({"", "null"})
+"""Cell texts (stripped, lower-cased) that are null in a typed column."""
+
+
+def _integer(cell: str) -> Any:
+    return int(cell) if INTEGER.fullmatch(cell) else cell
+
+
+def _decimal(cell: str) -> Any:
+    return float(cell) if DECIMAL.fullmatch(cell) else cell
+
+
+def _inferred(cell: str) -> Any:
+    for read in (_integer, _decimal, CELL_TYPES["bool"]):
+        if (value := read(cell)) is not cell:
+            return value
+    return cell
+
+
+CELL_TYPES: dict[str, Callable[[str], Any]] = {
+    "int": _integer,
+    "float": _decimal,
+    "number": lambda cell: _integer(cell) if INTEGER.fullmatch(cell) else _decimal(cell),
+    "bool": lambda cell: BOOLEANS.get(cell.lower(), cell),
+    "infer": _inferred,
+}
+"""Column type -> how a cell (stripped, not null) is read; a cell that is not of the type stays its text."""
+
+
+def _cell(cell: str, kind: str) -> Any:
+    if kind == "text":
+        return cell
+    stripped = cell.strip()
+    return None if stripped.lower() in NULLS else CELL_TYPES[kind](stripped)
+
+
+def typed(value: Any, cells: dict[str, str]) -> Any:
+    """``value`` (a parsed table, or an expected one) with every string under an object key read as the
+    type ``cells`` gives that key (``"*"``: every other key; none: ``text``, as written), recursively:
+    in a typed column an empty cell or ``null`` (any case) is null, ``int`` / ``float`` / ``number`` /
+    ``bool`` cells their value, ``infer`` whichever of those the text spells; a cell that is not of its
+    column's type stays its text (and so differs from any expected number)."""
+    if not cells or not isinstance(value, dict | list):
+        return value
+    if isinstance(value, list):
+        return [typed(item, cells) for item in value]
+    return {key: _cell(item, cells.get(key, cells.get("*", "text"))) if isinstance(item, str) else typed(item, cells)
+            for key, item in value.items()}

@@ -262,8 +262,8 @@ def test_config_errors_and_case_errors_come_together_without_cascades(problem):
     ("{id: c, expect: {exit_code: zero}}",
      "cases[0].expect.exit_code: \"zero\" is not allowed here\n    fix: write 0 (a number, without quotes)"),
     ("{id: c, files: {x: {cpy: trees/basic}}}",
-     "cases[0].files.x: unknown key 'cpy'\n    fix: did you mean 'copy'? (one of the forms here: base64, copy, "
-     "directory, format, json, jsonl, sqlite, tar, text, yaml, a bare string)"),
+     "cases[0].files.x: unknown key 'cpy'\n    fix: did you mean 'copy'? (one of the forms here: base64, bz2, "
+     "columns, copy, directory, format, gzip, json, jsonl, rows, sqlite, tar, text, yaml, a bare string)"),
     ("{id: c, timeout: -1}", "cases[0].timeout: must be greater than 0, got -1\n    fix: use a number greater than 0"),
     ("{id: c, expect: {stdout: {format: json, value: 1, tolerance: {abs: -1}}}}",
      "cases[0].expect.stdout.tolerance.abs: must be at least 0, got -1\n    fix: use a number of at least 0"),

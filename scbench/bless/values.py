@@ -69,12 +69,27 @@ def inferred(actual: str) -> Any:
     return actual
 
 
-def _csv(rows: list[dict]) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else [], lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
+def _delimited(delimiter: str) -> Callable[[list[dict]], str]:
+    def write(rows: list[dict]) -> str:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else [], delimiter=delimiter,
+                                lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        return buffer.getvalue()
+    return write
+
+
+def _markdown_table(rows: list[dict]) -> str:
+    """The rows as a GFM table (``|`` in a cell escaped); no rows give an empty text (a table needs a header)."""
+    def line(cells: list) -> str:
+        return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |\n"
+    return "".join([line(list(rows[0])), line(["---"] * len(rows[0])), *(line(list(row.values())) for row in rows)]
+                   ) if rows else ""
+
+
+def _fields_table(value: dict[str, Any]) -> str:
+    return "".join(f"{key}: {field}\n" for key, field in value["fields"].items()) + _markdown_table(value["table"])
 
 
 def _ini(sections: dict[str, dict[str, str]]) -> str:
@@ -91,7 +106,10 @@ SERIALIZERS: dict[str, Callable[[Any], str]] = {
     "json": lambda value: json.dumps(value, indent=2, ensure_ascii=False) + "\n",
     "jsonl": lambda values: "".join(json.dumps(v, ensure_ascii=False) + "\n" for v in values),
     "yaml": lambda value: yaml.safe_dump(value, sort_keys=False, allow_unicode=True),
-    "csv": _csv,
+    "csv": _delimited(","),
+    "tsv": _delimited("\t"),
+    "markdown_table": _markdown_table,
+    "fields_table": _fields_table,
     "toml": tomli_w.dumps,
     "ini": _ini,
 }

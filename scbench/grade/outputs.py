@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from scbench.formats import PARSERS
+from scbench.formats import PARSERS, typed
 from scbench.grade import search, structured, text
 from scbench.grade.show import cut_line, cut_lines, visible
 from scbench.problem.model import OutputExpectation
@@ -20,6 +20,7 @@ def _text(target: str, spec: OutputExpectation, actual: str) -> Failure | None:
         ok = re.fullmatch(spec.value, actual) is not None
         return None if ok else Failure(target=target, message="does not match the pattern",
                                        diff=text.regex_mismatch(spec.value, actual))
+    actual = text.within_tolerance(spec.value, actual, spec.tolerance) if spec.tolerance else actual
     if text.matches(spec.value, actual):
         return None
     message, diff = text.describe(spec.value, actual)
@@ -36,7 +37,7 @@ def listed(target: str, lines: list[str], noun: str) -> Failure | None:
 
 def _structured(target: str, spec: OutputExpectation, actual: str) -> Failure | None:
     try:
-        parsed = PARSERS[spec.format](actual)
+        parsed = typed(PARSERS[spec.format](actual), spec.cells)
     except ValueError as error:
         return Failure(target=target, message=f"not valid {spec.format}: {error}", diff=_raw(actual))
     if spec.json_schema is not None:
@@ -46,8 +47,8 @@ def _structured(target: str, spec: OutputExpectation, actual: str) -> Failure | 
                   for e in Draft202012Validator(spec.json_schema).iter_errors(parsed)]
         if errors:
             return Failure(target=target, message="does not match the schema", diff="\n".join(cut_lines(errors)))
-    return None if spec.value is None else listed(target, structured.differences(spec.value, parsed, spec),
-                                                   "differences")
+    return None if spec.value is None else listed(
+        target, structured.differences(typed(spec.value, spec.cells), parsed, spec), "differences")
 
 
 def _not_utf8(target: str, actual: bytes, error: UnicodeDecodeError) -> Failure:

@@ -8,12 +8,15 @@ head and tail are set aside, and only the lines shown are rendered.
 
 from __future__ import annotations
 
+import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 
 import patiencediff
 
 from scbench.grade.show import MAX_DIFF_LINES, MAX_LINE, cut_line, cut_lines, visible
+from scbench.problem.model import Tolerance
 
 LINE_WILDCARD = "..."
 """A line that is exactly this matches any number of lines."""
@@ -315,3 +318,30 @@ def regex_mismatch(pattern: str, actual: str) -> str:
     """The explanation shown when ``actual`` does not fully match ``pattern``."""
     shown = "\n".join(visible(cut_line(line)) for line in cut_lines(actual.split("\n")))
     return f"expected text matching /{pattern}/, actual:\n{shown}"
+
+
+NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+"""A number as it is written in a text: sign, digits, decimal point, exponent."""
+
+
+def _snapped(expected: str, actual: str, tolerance: Tolerance) -> str:
+    """The ``actual`` line with each number within ``tolerance`` of the number at the same place in the
+    ``expected`` line written as there; unchanged unless both lines hold as many numbers."""
+    wanted, found = NUMBER.findall(expected), list(NUMBER.finditer(actual))
+    if len(wanted) != len(found):
+        return actual
+    pieces, end = [], 0
+    for word, number in zip(wanted, found, strict=True):
+        close = math.isclose(float(word), float(number[0]), rel_tol=tolerance.rel, abs_tol=tolerance.abs)
+        pieces += [actual[end:number.start()], word if close else number[0]]
+        end = number.end()
+    return "".join(pieces) + actual[end:]
+
+
+def within_tolerance(expected: str, actual: str, tolerance: Tolerance) -> str:
+    """``actual`` with the numbers that meet ``expected``'s within ``tolerance`` written as ``expected``
+    writes them, so that :func:`matches` and :func:`describe` see only the numbers that differ: line
+    by line (the n-th line with the n-th), the k-th number of a line with the k-th number of the same
+    line, when both lines hold as many numbers."""
+    lines, found = expected.split("\n"), actual.split("\n")
+    return "\n".join([*map(_snapped, lines, found, [tolerance] * len(found)), *found[len(lines):]])

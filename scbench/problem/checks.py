@@ -19,20 +19,23 @@ from pathlib import Path, PurePosixPath
 
 import jsonpath
 
-from scbench.formats import NOT_LISTS, PARSERS
+from scbench.formats import NOT_LISTS, PARSERS, TABLES
 from scbench.problem.diagnostics import did_you_mean, where_of
 from scbench.problem.model import (
     ANY,
+    WRAPPERS,
     Base64File,
     BodyBytes,
     CliCase,
     Comparison,
     CopyFile,
+    Directory,
     HttpCase,
     HttpExpectation,
     JsonStdin,
     OutputExpectation,
     ProblemConfig,
+    RowsFile,
     SqliteFile,
     TarFile,
 )
@@ -121,8 +124,51 @@ def _sqlite_statements(spec: SqliteFile, path: tuple, ctx: CaseContext) -> Itera
                 return
 
 
+def _wrapped(spec: object, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
+    """A compressed input wraps a file: not a directory (nor a copy of one); what it wraps is checked as itself."""
+    field = WRAPPERS[type(spec)]
+    inner, where = getattr(spec, field), (*path, field)
+    copied = isinstance(inner, CopyFile) and (ctx.problem_dir / "data" / inner.copy_).is_dir()
+    if isinstance(inner, Directory) or copied:
+        yield where, f"{field} compresses one file, and this is a directory", \
+            f"wrap a file form ({{{field}: {{rows: ..., format: csv}}}}, text, copy of a file), or use a tar archive"
+    yield from INPUT_CHECKS.get(type(inner), lambda *_: iter(()))(inner, where, ctx)
+
+
+def _kind(value: object) -> str:
+    """The JSON kind of a cell, ints and floats both ``number`` (as a parquet column holds either)."""
+    return {bool: "boolean", int: "number", float: "number", str: "string", dict: "object"}.get(type(value), "array")
+
+
+def _unlisted(spec: RowsFile, path: tuple) -> Iterator[Finding]:
+    """Every key of a row is one of ``columns``, when given (else it would be dropped unseen)."""
+    for index, row in enumerate(spec.rows if spec.columns else ()):
+        for key in sorted(row.keys() - set(spec.columns)):
+            yield (*path, "rows", index, key), f"column {key!r} is not one of columns", \
+                f"add {key!r} to columns, or remove it from the row"
+
+
+def _mixed_kinds(spec: RowsFile, path: tuple) -> Iterator[Finding]:
+    """A parquet column holds one kind of value: pyarrow cannot write a column of numbers and strings."""
+    first: dict[str, tuple[int, str]] = {}
+    for index, row in enumerate(spec.rows if spec.rows_format == "parquet" else ()):
+        for key, kind in ((key, _kind(value)) for key, value in row.items() if value is not None):
+            seen, known = first.setdefault(key, (index, kind))
+            if known != kind:
+                yield (*path, "rows", index, key), f"a parquet column holds one kind of value, and {key!r} is a " \
+                    f"{known} in row {seen} but a {kind} here", \
+                    "write every value of the column as one kind (numbers may mix ints and floats), or null"
+
+
+def _rows(spec: RowsFile, path: tuple, ctx: CaseContext) -> Iterator[Finding]:
+    yield from _unlisted(spec, path)
+    yield from _mixed_kinds(spec, path)
+
+
 INPUT_CHECKS: dict[type, Callable[[object, tuple, CaseContext], Iterator[Finding]]] = {
-    CopyFile: _copy_source, Base64File: _base64, TarFile: _tar_members, SqliteFile: _sqlite_statements}
+    CopyFile: _copy_source, Base64File: _base64, TarFile: _tar_members, SqliteFile: _sqlite_statements,
+    RowsFile: _rows,
+    **dict.fromkeys(WRAPPERS, _wrapped)}
 """Input-file form -> its own check (forms without an entry need none)."""
 
 
@@ -291,7 +337,14 @@ def _searches(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
         yield from _compile_regex(pattern, (*path, "search", index))
 
 
-OUTPUT_CHECKS: list[Callable[[OutputExpectation, tuple], Iterator[Finding]]] = [_regex, _jsonpaths, _value, _searches]
+def _cells(output: OutputExpectation, path: tuple) -> Iterator[Finding]:
+    if output.cells and output.format not in TABLES:
+        yield (*path, "cells"), f"cells types the columns of a table, and a {output.format} output is none", \
+            f"use format: {', '.join(sorted(TABLES))}, or drop cells (JSON and YAML values are typed already)"
+
+
+OUTPUT_CHECKS: list[Callable[[OutputExpectation, tuple], Iterator[Finding]]] = [
+    _regex, _jsonpaths, _value, _searches, _cells]
 """The checks of one output expectation (its ``path`` relative to the case)."""
 
 

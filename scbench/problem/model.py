@@ -43,7 +43,11 @@ Category = Literal["core", "functionality", "error"]
 """Author-facing test categories (SlopCodeBench paper section 2.4). ``regression`` is
 derived: it is every earlier checkpoint's case, re-run on a later checkpoint."""
 
-OutputFormat = Literal["text", "lines", "json", "jsonl", "yaml", "csv", "toml", "ini"]
+OutputFormat = Literal["text", "lines", "json", "jsonl", "yaml", "csv", "tsv", "markdown_table", "fields_table",
+                       "toml", "ini"]
+
+CellType = Literal["text", "int", "float", "number", "bool", "infer"]
+"""How a table's cells are read (see :func:`scbench.formats.typed`)."""
 
 
 class Strict(BaseModel):
@@ -114,10 +118,40 @@ class TarFile(Strict):
         "pax", alias="format", description="tar header format: pax (POSIX.1-2001, the default), gnu or ustar")
 
 
+class RowsFile(Strict):
+    """A table file written from rows (objects of column -> value), in ``format``: ``csv`` / ``tsv`` (a header of
+    the columns, then one line per row: strings as written, null empty, other values as JSON writes them),
+    ``json`` (one array of the rows), ``jsonl`` (one row a line) or ``parquet`` (column types inferred from the
+    values by pyarrow, the ``parquet`` extra). Columns are ``columns`` if given, else every key in the order
+    rows first name it; a row without a column has null there. Equal rows give equal bytes."""
+
+    rows: list[dict[str, Any]]
+    rows_format: Literal["csv", "tsv", "json", "jsonl", "parquet"] = Field(alias="format")
+    columns: list[str] | None = Field(None, description="the columns, in order (default: the rows' keys)")
+
+
+class GzipFile(Strict):
+    """Any other input form, gzip-compressed (level 9, no file name, mtime 0: equal content gives equal bytes)."""
+
+    gzip: InputFile
+
+
+class Bz2File(Strict):
+    """Any other input form, bzip2-compressed (level 9)."""
+
+    bz2: InputFile
+
+
 InputFile = Annotated[
-    str | TextFile | JsonFile | JsonlFile | YamlFile | Base64File | CopyFile | TarFile | Directory | SqliteFile,
+    str | TextFile | JsonFile | JsonlFile | YamlFile | Base64File | CopyFile | TarFile | Directory | SqliteFile
+    | RowsFile | GzipFile | Bz2File,
     Field(description="a bare string is shorthand for {text: ...}"),
 ]
+GzipFile.model_rebuild()
+Bz2File.model_rebuild()
+
+WRAPPERS: dict[type, str] = {GzipFile: "gzip", Bz2File: "bz2"}
+"""Input forms that wrap another -> the field holding it."""
 
 
 class JsonStdin(Strict):
@@ -143,7 +177,8 @@ Stdin = Annotated[
 # --------------------------------------------------------------- expectations
 
 class Tolerance(Strict):
-    """Float tolerance: numbers a, b match when |a - b| <= max(abs, rel * max(|a|, |b|))."""
+    """Float tolerance: numbers a, b match when |a - b| <= max(abs, rel * max(|a|, |b|)). In a text
+    output, it applies to the numbers of each line (see :func:`scbench.grade.text.within_tolerance`)."""
 
     abs: float = Field(0.0, ge=0)
     rel: float = Field(0.0, ge=0)
@@ -200,6 +235,10 @@ class OutputExpectation(Comparison):
     search: list[Annotated[str, Field(min_length=1)]] = Field(
         default_factory=list, description="regular expressions that must each match within one line of the output "
         "(Python re.search on each line)")
+    cells: dict[str, CellType] = Field(
+        default_factory=dict, description="tables (csv, tsv, markdown_table, fields_table): column or field name -> "
+        "how its cells are read, '*' for every other column; unnamed columns stay exact text. In a typed column an "
+        "empty cell or null is null")
 
 
 Output = Annotated[str | OutputExpectation, Field(description="a bare string is exact text with wildcards")]

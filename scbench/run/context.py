@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from scbench.problem.model import (
+    WRAPPERS,
     CliExpectation,
     DatabaseExpectation,
     JsonFile,
     JsonlFile,
     JsonStdin,
     OutputExpectation,
+    RowsFile,
     SqliteFile,
     TextFile,
     YamlFile,
@@ -61,16 +63,18 @@ def fill_value(item: Any, values: dict[str, str]) -> Any:
 
 
 CONTENT_FIELDS: dict[type, str] = {TextFile: "text", JsonFile: "json_", YamlFile: "yaml_", JsonlFile: "jsonl",
-                                   SqliteFile: "sqlite", JsonStdin: "json_", YamlStdin: "yaml_"}
+                                   SqliteFile: "sqlite", RowsFile: "rows", JsonStdin: "json_", YamlStdin: "yaml_"}
 """Input-file and stdin form -> the field holding the content that takes placeholders (a form without an
 entry is written as it is: base64, copy, tar, directory)."""
 
 
 def filled_content(spec: Any, values: dict[str, str]) -> Any:
     """An input file's or stdin's ``spec`` with placeholders filled in its content (:data:`CONTENT_FIELDS`;
-    a bare string is text)."""
+    a bare string is text; a compressed form's: the form it wraps, filled so)."""
     if isinstance(spec, str):
         return fill(spec, values)
+    if (wrapped := WRAPPERS.get(type(spec))) is not None:
+        return spec.model_copy(update={wrapped: filled_content(getattr(spec, wrapped), values)})
     name = CONTENT_FIELDS.get(type(spec))
     return spec.model_copy(update={name: fill_value(getattr(spec, name), values)}) if name else spec
 

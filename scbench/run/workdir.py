@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import base64
+import bz2
+import csv
+import gzip
 import io
 import json
 import shutil
@@ -12,17 +15,22 @@ import tempfile
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from scbench import content
 from scbench.problem.model import (
+    WRAPPERS,
     Base64File,
+    Bz2File,
     CopyFile,
     Directory,
+    GzipFile,
     InputFile,
     JsonFile,
     JsonlFile,
+    RowsFile,
     SqliteFile,
     TarFile,
     TextFile,
@@ -53,6 +61,71 @@ def write_sqlite(target: Path, spec: SqliteFile) -> None:
             database.execute(statement)
 
 
+def _cell(value: Any) -> str:
+    """A CSV / TSV cell: a string as written, null empty, anything else as JSON writes it."""
+    return value if isinstance(value, str) else "" if value is None else json.dumps(value)
+
+
+def _delimited(delimiter: str) -> Callable[[list[str], list[dict]], bytes]:
+    def write(columns: list[str], rows: list[dict]) -> bytes:
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([_cell(row.get(column)) for column in columns] for row in rows)
+        return buffer.getvalue().encode()
+    return write
+
+
+PARQUET_EXTRA = "parquet inputs are written by pyarrow, which is not installed: pip install 'scbench[parquet]'"
+
+
+def _parquet(columns: list[str], rows: list[dict]) -> bytes:
+    """The rows as one Parquet file written by pyarrow (types inferred from the values, default options)."""
+    try:
+        import pyarrow
+        import pyarrow.parquet
+    except ImportError as error:
+        raise RuntimeError(PARQUET_EXTRA) from error
+    table = pyarrow.Table.from_pylist([{column: row.get(column) for column in columns} for row in rows])
+    sink = pyarrow.BufferOutputStream()
+    pyarrow.parquet.write_table(table, sink)
+    return sink.getvalue().to_pybytes()
+
+
+ROW_WRITERS: dict[str, Callable[[list[str], list[dict]], bytes]] = {
+    "csv": _delimited(","),
+    "tsv": _delimited("\t"),
+    "json": lambda columns, rows: (json.dumps([{c: row.get(c) for c in columns} for row in rows], indent=2)
+                                   + "\n").encode(),
+    "jsonl": lambda columns, rows: "".join(json.dumps({c: row.get(c) for c in columns}) + "\n"
+                                           for row in rows).encode(),
+    "parquet": _parquet,
+}
+"""A :class:`RowsFile`'s format -> writer of its bytes from (columns, rows)."""
+
+
+def write_rows(target: Path, spec: RowsFile) -> None:
+    """Write ``spec``'s rows at ``target`` in its format (:data:`ROW_WRITERS`); its columns are ``spec.columns``
+    or every key in the order the rows first name it. Raises ``RuntimeError`` naming the extra to install
+    for a parquet file without pyarrow."""
+    columns = spec.columns or list(dict.fromkeys(key for row in spec.rows for key in row))
+    target.write_bytes(ROW_WRITERS[spec.rows_format](columns, spec.rows))
+
+
+COMPRESSORS: dict[type, Callable[[bytes], bytes]] = {
+    GzipFile: lambda data: gzip.compress(data, compresslevel=9, mtime=0),
+    Bz2File: lambda data: bz2.compress(data, compresslevel=9),
+}
+"""A compressed input form (the field holding the form it wraps: ``context.WRAPPERS``) -> its compressor."""
+
+
+def write_compressed(target: Path, spec: GzipFile | Bz2File, data: Path) -> None:
+    """Write the form ``spec`` wraps at ``target``, then replace it with its compressed bytes."""
+    inner = getattr(spec, WRAPPERS[type(spec)])
+    WRITERS[type(inner)](target, inner, data)
+    target.write_bytes(COMPRESSORS[type(spec)](target.read_bytes()))
+
+
 WRITERS: dict[type, Callable[[Path, object, Path], None]] = {
     str: lambda target, spec, data: target.write_text(spec, encoding="utf-8"),
     TextFile: lambda target, spec, data: target.write_text(spec.text, encoding="utf-8"),
@@ -65,6 +138,9 @@ WRITERS: dict[type, Callable[[Path, object, Path], None]] = {
     TarFile: lambda target, spec, data: write_tar(target, spec),
     Directory: lambda target, spec, data: target.mkdir(),
     SqliteFile: lambda target, spec, data: write_sqlite(target, spec),
+    RowsFile: lambda target, spec, data: write_rows(target, spec),
+    GzipFile: write_compressed,
+    Bz2File: write_compressed,
 }
 """Input-file form -> writer(target path, spec, problem data dir)."""
 
