@@ -17,7 +17,7 @@ its own, parent node kind -> the parent's field naming it, so ``const add = () =
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import yaml
@@ -43,6 +43,12 @@ class LanguageTable:
     name_field: str = "name"
     binding_names: dict[str, str] = field(default_factory=dict)
     adapter: str = "tree_sitter"
+
+    @cached_property
+    def marked(self) -> frozenset[str]:
+        """Every node kind the table names (comments, callables, decisions, boolean operators, imports): a
+        walk looks no further at a node of another kind than whether it is a token."""
+        return self.comments | self.callables | self.decisions | self.boolean_operators | self.imports
 
     @classmethod
     def from_mapping(cls, data: dict) -> LanguageTable:

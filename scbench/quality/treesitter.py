@@ -61,6 +61,16 @@ class _Walk:
     import_lines: set[int] = field(default_factory=set)
 
     def visit(self, node: Node, owner: _Open | None) -> object:
+        if node.type in self.table.marked:
+            owner = self._mark(node, owner)
+            if owner is _SKIP:
+                return _SKIP
+        if node.child_count == 0 and node.end_byte > node.start_byte:
+            self._leaf(node)
+        return owner
+
+    def _mark(self, node: Node, owner: _Open | None) -> object:
+        """The children's context of a node whose kind the table names (most kinds it does not)."""
         kind = node.type
         table = self.table
         if kind in table.comments:
@@ -72,8 +82,6 @@ class _Walk:
             owner.cc += 1
         if kind in table.imports:
             self.import_lines.update(range(node.start_point.row + 1, node.end_point.row + 2))
-        if node.child_count == 0 and node.end_byte > node.start_byte:
-            self._leaf(node)
         return owner
 
     def _leaf(self, node: Node) -> None:
