@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-import yaml
 from ast_grep_py import SgNode, SgRoot
 
 from scbench.paths import CACHE, RULES
+from scbench.quality import documents
 from scbench.quality.model import Flag
 
 _MATCHING_KEYS = ("rule", "constraints", "utils")
@@ -68,9 +68,8 @@ class Rule:
         return scannable(self.config["rule"])
 
     @classmethod
-    def load(cls, path: Path) -> Rule:
-        """Read one rule file; raises ValueError naming the file and its missing keys."""
-        data = yaml.load(path.read_text(), Loader=yaml.CSafeLoader)
+    def from_document(cls, path: Path, data: dict) -> Rule:
+        """The rule of file ``path`` parsed as ``data``; raises ValueError naming the file and its missing keys."""
         missing = _REQUIRED_KEYS - set(data)
         if missing:
             raise ValueError(f"{path}: rule file lacks {sorted(missing)}")
@@ -93,7 +92,7 @@ class Rule:
 def load_rules(directories: tuple[str, ...], base: Path = RULES) -> tuple[Rule, ...]:
     """All rules under ``base/<directory>`` for each directory, sorted by id; cached per argument tuple."""
     paths = sorted(path for directory in directories for path in (base / directory).glob("*.yml"))
-    return tuple(Rule.load(path) for path in paths)
+    return tuple(map(Rule.from_document, paths, documents.load(paths)))
 
 
 def flag(path: str, source: str, language: str, rules: tuple[Rule, ...]) -> list[Flag]:
@@ -119,6 +118,8 @@ def _scan_config(language: str, extensions: tuple[str, ...], rules: tuple[Rule, 
     digest = hashlib.sha256(json.dumps([config, documents], sort_keys=True).encode()).hexdigest()[:20]
     directory = CACHE / "ast-grep" / digest
     if not directory.is_dir():
+        import yaml
+
         directory.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f"{digest}.", dir=directory.parent))
         (staging / "rules").mkdir()

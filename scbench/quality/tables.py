@@ -20,9 +20,8 @@ from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-import yaml
-
 from scbench.paths import ADAPTERS
+from scbench.quality import documents
 
 
 @dataclass(frozen=True)
@@ -72,6 +71,5 @@ _CONVERT = {
 @lru_cache(maxsize=4)
 def load_tables(directory: Path = ADAPTERS) -> tuple[LanguageTable, ...]:
     """Every ``*.yaml`` table in ``directory``, sorted by name; raises ValueError on a malformed table."""
-    tables = (LanguageTable.from_mapping(yaml.load(p.read_text(), Loader=yaml.CSafeLoader))
-              for p in directory.glob("*.yaml"))
+    tables = map(LanguageTable.from_mapping, documents.load(sorted(directory.glob("*.yaml"))))
     return tuple(sorted(tables, key=lambda table: table.name))
