@@ -10,6 +10,7 @@ against ast-grep parsing alone, so the rules' share of measure() shows. The Pyth
 rules through the binding (one walk per rule, what measure() did before) beside ``ast-grep scan`` (one walk).
 Target: measure() <= 0.5 s per 4,000-LOC snapshot on the 2-core dev machine.
 Usage: ``.venv/bin/python bench/metrics_speed.py [REPEATS] [LANGUAGE=DIR ...]``.
+Against SlopCodeBench's own metrics pipeline on the same snapshot: ``bench/metrics_vs_slopcodebench.py``.
 """
 
 import shutil

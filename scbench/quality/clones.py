@@ -29,11 +29,13 @@ def _line_shapes(facts: SourceFacts) -> list[tuple[int, tuple[str, ...]]]:
     return [(line, tuple(token.kind for token in tokens)) for line, tokens in by_line]
 
 
-def _windows(shapes: list[tuple[int, tuple[str, ...]]]) -> Iterable[tuple[int, tuple]]:
-    for start in range(len(shapes) - WINDOW_LINES + 1):
-        content = tuple(shape for _, shape in shapes[start : start + WINDOW_LINES])
-        if sum(map(len, content)) >= MIN_TOKENS:
-            yield start, content
+def _windows(lines: list[tuple[int, int]]) -> Iterable[tuple[int, tuple[int, ...]]]:
+    """``(start, content)`` of each window of ``lines``, each line given as (token count, shape number)."""
+    counts = [count for count, _ in lines]
+    shapes = tuple(shape for _, shape in lines)
+    for start in range(len(lines) - WINDOW_LINES + 1):
+        if sum(counts[start : start + WINDOW_LINES]) >= MIN_TOKENS:
+            yield start, shapes[start : start + WINDOW_LINES]
 
 
 def _pairs(repeated: list[list[_Site]], lines: dict[str, list[int]]) -> list[ClonePair]:
@@ -56,10 +58,11 @@ def find_clones(files: Iterable[SourceFacts]) -> tuple[set[tuple[str, int]], lis
     """Clone lines as ``{(path, line)}`` and the clone pairs (longest first) of the given files."""
     sites: dict[tuple, list[_Site]] = defaultdict(list)
     lines: dict[str, list[int]] = {}
+    numbers: dict[tuple[str, ...], int] = {}  # each line shape's number: windows hash and compare as numbers
     for facts in files:
         shapes = _line_shapes(facts)
         lines[facts.path] = [line for line, _ in shapes]
-        for start, content in _windows(shapes):
+        for start, content in _windows([(len(shape), numbers.setdefault(shape, len(numbers))) for _, shape in shapes]):
             sites[content].append((facts.path, start))
     repeated = [group for group in sites.values() if len(group) > 1]
     covered = {

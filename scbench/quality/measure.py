@@ -41,7 +41,9 @@ def _file(path: Path, name: str, adapter: TreeSitterAdapter) -> tuple[SourceFact
     cannot run; all of them for a file the scanner cannot be given, :func:`scanner_takes`)."""
     source = path.read_bytes()
     table = adapter.table
-    rules = tuple(rule for rule in load_rules(table.rules) if not (rule.scannable and scanner_takes(path)))
+    rules = load_rules(table.rules)
+    if scanner_takes(path):
+        rules = tuple(rule for rule in rules if not rule.scannable)
     return adapter.facts(name, source), flag(name, source.decode(errors="replace"), table.ast_grep, rules)
 
 

@@ -19,6 +19,8 @@ from scbench.quality.treesitter import TreeSitterAdapter, sloc, walk
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DOC_OWNERS = (ast.Module, ast.ClassDef, *_FUNCTIONS)
+_EXPRESSIONS = (ast.expr, ast.expr_context, ast.arguments, ast.keyword, ast.comprehension, ast.alias,
+                ast.withitem, ast.pattern)
 
 
 def _is_docstring(statement: ast.stmt) -> bool:
@@ -29,11 +31,21 @@ def _is_docstring(statement: ast.stmt) -> bool:
     )
 
 
+def _statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """The module and every node under it outside expressions (statements, ``except`` clauses, ``case``
+    blocks): a function or class is never inside an expression, and expressions are most of the tree."""
+    pending: list[ast.AST] = [tree]
+    while pending:
+        node = pending.pop()
+        yield node
+        pending.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, _EXPRESSIONS))
+
+
 def _scan(tree: ast.Module) -> tuple[set[int], dict[tuple[int, int], int]]:
     """Docstring lines of the module, and the end line of each function keyed by ``(line, column)``."""
     docstrings: set[int] = set()
     ends: dict[tuple[int, int], int] = {}
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, _FUNCTIONS):
             ends[node.lineno, node.col_offset] = node.end_lineno
         if isinstance(node, _DOC_OWNERS) and node.body and _is_docstring(node.body[0]):

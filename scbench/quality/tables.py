@@ -17,12 +17,11 @@ its own, parent node kind -> the parent's field naming it, so ``const add = () =
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
-import yaml
-
 from scbench.paths import ADAPTERS
+from scbench.quality import documents
 
 
 @dataclass(frozen=True)
@@ -43,6 +42,12 @@ class LanguageTable:
     name_field: str = "name"
     binding_names: dict[str, str] = field(default_factory=dict)
     adapter: str = "tree_sitter"
+
+    @cached_property
+    def marked(self) -> frozenset[str]:
+        """Every node kind the table names (comments, callables, decisions, boolean operators, imports): a
+        walk looks no further at a node of another kind than whether it is a token."""
+        return self.comments | self.callables | self.decisions | self.boolean_operators | self.imports
 
     @classmethod
     def from_mapping(cls, data: dict) -> LanguageTable:
@@ -66,6 +71,5 @@ _CONVERT = {
 @lru_cache(maxsize=4)
 def load_tables(directory: Path = ADAPTERS) -> tuple[LanguageTable, ...]:
     """Every ``*.yaml`` table in ``directory``, sorted by name; raises ValueError on a malformed table."""
-    tables = (LanguageTable.from_mapping(yaml.load(p.read_text(), Loader=yaml.CSafeLoader))
-              for p in directory.glob("*.yaml"))
+    tables = map(LanguageTable.from_mapping, documents.load(sorted(directory.glob("*.yaml"))))
     return tuple(sorted(tables, key=lambda table: table.name))

@@ -35,15 +35,19 @@ class _Open:
         self.cc = 1
 
 
-def preorder(cursor: TreeCursor, visit: Callable[[Node, object], object], context: object) -> None:
+def preorder(cursor: TreeCursor, visit: Callable[[Node, object], object], leaf: Callable[[Node], object],
+             context: object) -> None:
     """Walk the tree under ``cursor`` in pre-order; ``visit(node, context)`` returns the children's context,
-    or ``_SKIP`` to leave the subtree out."""
+    or ``_SKIP`` to leave the subtree out; ``leaf(node)`` then runs on each visited node without children."""
     contexts = [context]
     while True:
-        inner = visit(cursor.node, contexts[-1])
-        if inner is not _SKIP and cursor.goto_first_child():
-            contexts.append(inner)
-            continue
+        node = cursor.node
+        inner = visit(node, contexts[-1])
+        if inner is not _SKIP:
+            if cursor.goto_first_child():
+                contexts.append(inner)
+                continue
+            leaf(node)
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
                 return
@@ -61,6 +65,10 @@ class _Walk:
     import_lines: set[int] = field(default_factory=set)
 
     def visit(self, node: Node, owner: _Open | None) -> object:
+        return self._mark(node, owner) if node.type in self.table.marked else owner
+
+    def _mark(self, node: Node, owner: _Open | None) -> object:
+        """The children's context of a node whose kind the table names (most kinds it does not)."""
         kind = node.type
         table = self.table
         if kind in table.comments:
@@ -72,21 +80,20 @@ class _Walk:
             owner.cc += 1
         if kind in table.imports:
             self.import_lines.update(range(node.start_point.row + 1, node.end_point.row + 2))
-        if node.child_count == 0 and node.end_byte > node.start_byte:
-            self._leaf(node)
         return owner
 
-    def _leaf(self, node: Node) -> None:
-        start = node.start_point.row + 1
-        if start not in self.import_lines:
-            self.tokens.append(Token(start, node.type))
-        self.lines.update(range(start, node.end_point.row + 2))
+    def leaf(self, node: Node) -> None:
+        if node.end_byte > node.start_byte:
+            start = node.start_point.row + 1
+            if start not in self.import_lines:
+                self.tokens.append(Token(start, node.type))
+            self.lines.update(range(start, node.end_point.row + 2))
 
 
 def walk(table: LanguageTable, root: Node) -> tuple[list[Token], set[int], list[_Open]]:
     """Tokens, code lines and open callables of the tree under ``root`` (see the module docstring)."""
     state = _Walk(table, [], set(), [])
-    preorder(root.walk(), state.visit, None)
+    preorder(root.walk(), state.visit, state.leaf, None)
     return state.tokens, state.lines, state.opened
 
 

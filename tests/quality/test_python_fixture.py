@@ -54,3 +54,42 @@ def test_verbosity(report) -> None:
     ]
     assert (report.flagged_lines, report.clone_lines, report.verbose_lines) == (6, 0, 6)
     assert report.verbosity == 6 / 30
+
+
+NESTED = '''\
+"""Module docstring."""
+try:
+    def in_try():
+        """Docstring."""
+        return 1
+except ImportError:
+    def in_except():
+        return (lambda x: x)(2)
+match 3:
+    case 3:
+        class InCase:
+            """Docstring
+            on two lines."""
+            def method(self):
+                with open("f") as handle:
+                    def in_with():
+                        """Docstring."""
+                        return handle
+                return in_with
+'''
+
+
+def test_functions_and_docstrings_nested_in_statements(tmp_path) -> None:
+    """Functions and docstrings under try/except, match/case, a class and with blocks are found; a lambda is
+    not a callable, and docstring lines are not code lines."""
+    (tmp_path / "nested.py").write_text(NESTED)
+    report = measure(tmp_path)
+    # code lines: 2, 3, 5, 6, 7, 8, 9, 10, 11, 14, 15, 16, 18, 19 (docstrings on 1, 4, 12-13, 17 are out)
+    assert report.loc == 14
+    got = sorted((c.name, c.line, c.end_line, c.cc, c.sloc) for c in report.callables)
+    assert got == [
+        ("InCase.method", 14, 19, 1, 5),
+        ("InCase.method.in_with", 16, 18, 1, 2),
+        ("in_except", 7, 8, 1, 2),
+        ("in_try", 3, 5, 1, 2),
+    ]

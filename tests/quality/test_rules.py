@@ -1,14 +1,14 @@
 """Every AST-grep rule matches each of its ``invalid`` examples and none of its ``valid`` ones, in every language
 whose table runs its directory (the javascript rules also run on TypeScript and TSX files)."""
 
-from dataclasses import astuple
+from dataclasses import astuple, replace
 
 import pytest
 import yaml
 from ast_grep_py import SgRoot
 
 from scbench.paths import RULES
-from scbench.quality.astgrep import Rule, flag, load_rules, scan
+from scbench.quality.astgrep import Rule, _scan_config, flag, load_rules, scan
 from scbench.quality.tables import load_tables
 
 RULE_DIRS = tuple(sorted(path.name for path in RULES.iterdir() if path.is_dir()))
@@ -78,3 +78,20 @@ def test_the_scanner_flags_exactly_what_the_binding_flags(table, tmp_path) -> No
     assert sorted(map(astuple, scan(files, table.ast_grep, table.extensions, rules))) == sorted(map(astuple, expected))
     assert {rule.id for rule in rules if not rule.scannable} <= {"comment-restates-code", "ts-ignore",
                                                                  "trivial-accessor-pair"}
+
+
+def test_the_scan_config_is_written_once_per_content() -> None:
+    """The scanner's rule files are written on the first scan of a rule set and reused after (same path, files
+    untouched); they hold each rule's id, language, severity, message and matching keys; a rule whose content
+    changes gets a config of its own."""
+    rules = tuple(rule for rule in load_rules(("python",)) if rule.scannable)[:3]
+    config = _scan_config("python", (".py",), rules)
+    written = {path: path.stat().st_mtime_ns for path in config.parent.rglob("*.yml")}
+    assert _scan_config("python", (".py",), rules) == config
+    assert {path: path.stat().st_mtime_ns for path in config.parent.rglob("*.yml")} == written
+    assert yaml.safe_load(config.read_text()) == {"ruleDirs": ["rules"], "languageGlobs": {"python": ["*.py"]}}
+    first = yaml.safe_load((config.parent / "rules" / f"{rules[0].id}.yml").read_text())
+    assert first == {"id": rules[0].id, "language": "python", "severity": "info", "message": rules[0].message,
+                     **rules[0].config}
+    changed = (replace(rules[0], message="another message"), *rules[1:])
+    assert _scan_config("python", (".py",), changed).parent != config.parent
