@@ -43,11 +43,16 @@ def test_a_case_variant_replaces_its_expectation_as_a_regression_only(kv_copy, t
     assert own.returncode == 0, own.stdout
 
 
-def test_variants_of_several_checkpoints_add_up_in_order(kv_copy):
+def add_checkpoint_3(kv_copy):
+    """A third checkpoint of the kv copy (checkpoint 2's spec, one core case), without a config entry."""
     (kv_copy / "checkpoint_3.md").write_text((kv_copy / "checkpoint_2.md").read_text())
     (kv_copy / "cases/checkpoint_3").mkdir()
     (kv_copy / "cases/checkpoint_3/core.yaml").write_text("cases:\n  - {id: get_none, args: [get, x], "
                                                           "expect: {exit_code: 1}}\n")
+
+
+def test_variants_of_several_checkpoints_add_up_in_order(kv_copy):
+    add_checkpoint_3(kv_copy)
     replace_in(kv_copy / "config.yaml", "checkpoint_2: {order: 2}",
                "checkpoint_2: {order: 2, regression_args: {get: fetch}}\n"
                "  checkpoint_3: {order: 3, regression_args: {nope: none}}")
@@ -99,10 +104,7 @@ def test_regression_prepend_writes_text_before_inline_files_of_that_name_from_th
 
 
 def test_regression_prepend_writes_before_a_variants_file_and_adds_up_over_checkpoints(kv_copy):
-    (kv_copy / "checkpoint_3.md").write_text((kv_copy / "checkpoint_2.md").read_text())
-    (kv_copy / "cases/checkpoint_3").mkdir()
-    (kv_copy / "cases/checkpoint_3/core.yaml").write_text("cases:\n  - {id: get_none, args: [get, x], "
-                                                          "expect: {exit_code: 1}}\n")
+    add_checkpoint_3(kv_copy)
     replace_in(kv_copy / "config.yaml", "checkpoint_2: {order: 2}",
                "checkpoint_2: {order: 2, regression_prepend: {notes.txt: \"v2\\n\"}}\n"
                "  checkpoint_3: {order: 3, regression_prepend: {notes.txt: \"v3\\n\"}}")
