@@ -3,6 +3,7 @@
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -143,7 +144,8 @@ def test_the_spawners_socket_appears_only_once_it_listens(tmp_path):
     # in between and was refused, and the whole check ended with ConnectionRefusedError (listen delayed here)
     from scbench.sandbox.docker import SPAWNER
     spawner = subprocess.Popen(["strace", "-o", os.devnull, "-e", "trace=listen", "-e",
-                                "inject=listen:delay_enter=300000", sys.executable, "-S", str(SPAWNER), str(tmp_path)])
+                                "inject=listen:delay_enter=300000", sys.executable, "-S", str(SPAWNER), str(tmp_path)],
+                               start_new_session=True)
     try:
         while not (tmp_path / "spawner.sock").exists():
             assert spawner.poll() is None
@@ -151,5 +153,5 @@ def test_the_spawners_socket_appears_only_once_it_listens(tmp_path):
         with socket.socket(socket.AF_UNIX) as client:
             client.connect(str(tmp_path / "spawner.sock"))  # refused before
     finally:
-        spawner.kill()
+        os.killpg(spawner.pid, signal.SIGKILL)  # strace and the spawner it traces
         spawner.wait()
