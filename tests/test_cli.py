@@ -71,12 +71,13 @@ def test_cache_info_and_clean(kv, tmp_path):
     (tmp_path / "cache/notes/keep.txt").write_text("not scbench's")
     lines = scbench("cache", "info", env=env).stdout.splitlines()
     assert lines[0] == f"cache: {tmp_path / 'cache'}"
-    assert [line.split()[:2] for line in lines[1:7]] == [["ast-grep", "1"], ["bundles", "1"], ["compiled", "1"],
-                                                         ["solutions", "1"], ["toolchains", "0"], ["notes", "0"]]
-    assert "(not scbench’s: clean leaves it alone)" in lines[6]
+    assert [line.split()[:2] for line in lines[1:8]] == [
+        ["ast-grep", "1"], ["bundles", "1"], ["compiled", "1"], ["documents", "2"], ["solutions", "1"],
+        ["toolchains", "0"], ["notes", "0"]]
+    assert "(not scbench’s: clean leaves it alone)" in lines[7]
     done = scbench("cache", "clean", env=env)
     assert [line.split(":")[0] for line in done.stdout.splitlines()] == [
-        "removed ast-grep", "removed bundles", "removed compiled", "removed solutions"]
+        "removed ast-grep", "removed bundles", "removed compiled", "removed documents", "removed solutions"]
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["notes"]
     assert scbench("cache", "clean", env=env).stdout == "nothing to remove\n"
     assert scbench("cache", "clean", "notes", env=env).returncode == 2

@@ -18,6 +18,7 @@ KINDS = {
     "ast-grep": "AST-grep rules written out for `ast-grep scan`, one directory per digest of a language's rules",
     "bundles": "compiled bundles' data files, one directory per bundle digest",
     "compiled": "problem directories compiled to bundles, one directory per digest of their sources and the compiler",
+    "documents": "the quality rules and language tables parsed once, one directory per digest of their files",
     "solutions": "prepared solutions (a private copy set up once per content and track)",
     "toolchains": "set-up homes with the toolchains' caches (go, cargo, npm, pip), one per track, level and trust "
                   "domain (the references of `check`, one agent run, one batch entry)",

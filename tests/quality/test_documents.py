@@ -14,7 +14,8 @@ from scbench.quality import documents
 
 def _holding(documents_json: list) -> list:
     """The cache files holding ``documents_json`` (other tests, maybe in another worker, write there too)."""
-    return [path for path in (CACHE / "documents").glob("*.json") if json.loads(path.read_text()) == documents_json]
+    return [path for path in (CACHE / "documents").glob("*/documents.json")
+            if json.loads(path.read_text()) == documents_json]
 
 
 def test_documents_are_parsed_once_per_content(tmp_path) -> None:
