@@ -889,7 +889,7 @@ class Scope:
         """The text a contains/equals argument names: a stream by its bare name, else a file."""
         if node[0] == "var" and node[1] in self.streams:
             return self.streams[node[1]]
-        path = Path(self.job["cwd"], str(self.evaluate(node)))
+        path = Path(self.runner.workspace, str(self.evaluate(node)))
         return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
 
 
@@ -934,7 +934,7 @@ def b_equals(scope, args):
 
 
 def b_exists(scope, args):
-    return Path(scope.job["cwd"], show(scope.evaluate(args[0]))).exists()
+    return Path(scope.runner.workspace, show(scope.evaluate(args[0]))).exists()
 
 
 def arity(function, count):
