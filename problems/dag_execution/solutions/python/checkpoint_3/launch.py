@@ -183,9 +183,9 @@ class Parser:
         return ("variant", task, name, overrides)
 
     def override(self):
-        """One argument of CachedTask: (dotted name or None when positional, value node)."""
+        """One argument of CachedTask: (dotted name, value node)."""
         if not (self.peek()[0] == "name" and self.peek(1)[1] in ("=", ".")):
-            return None, self.expression()
+            raise SyntaxErr("CachedTask takes keyword arguments only")
         key = self.take()[1]
         while self.skip("."):
             key += "." + self.take()[1]
@@ -675,11 +675,11 @@ OVERRIDES = {
 def override(settings, values, params):
     """`settings` with CachedTask's (name, value) overrides applied; CacheErr naming the first problem."""
     names = [name for name, _ in values]
-    if "ttl" in names and any(str(name).startswith("ttl.") for name in names):
+    if "ttl" in names and any(name.startswith("ttl.") for name in names):
         raise CacheErr("CachedTask: ttl= and ttl.<unit>= together")
     for name, value in values:
         if name not in OVERRIDES:
-            raise CacheErr(f"CachedTask has no override {name!r}" if name else "CachedTask takes keyword arguments")
+            raise CacheErr(f"CachedTask has no override {name!r}")
         check, apply = OVERRIDES[name]
         if not check(value):
             raise CacheErr(f"CachedTask override {name}: {value!r} has the wrong type")
