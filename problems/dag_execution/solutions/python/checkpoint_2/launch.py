@@ -651,9 +651,6 @@ def arith(op, left, right):
         raise TaskFailure(f"operator {op!r} needs numbers")
     if op in "/%" and right == 0:
         raise TaskFailure("division by zero")
-    if op in "/%" and type(left) is int and type(right) is int:
-        quotient = int(left / right)
-        return quotient if op == "/" else left - right * quotient
     return OPERATORS[op](left, right)
 
 
