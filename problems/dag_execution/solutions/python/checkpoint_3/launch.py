@@ -641,6 +641,19 @@ def check_caches(tasks, location):
             raise CacheErr(f"task {task['name']!r}: {problems[0]}")
 
 
+def distinct(named):
+    """The distinct paths of per-item path lists, sorted."""
+    return sorted({path for paths in named for path in paths})
+
+
+def shown(path, workspace):
+    """An input path as its record shows it: `workspace/<path relative to the workspace>`, else absolute."""
+    relative = os.path.relpath(path, workspace)
+    if relative.startswith(".."):
+        return path
+    return "workspace" if relative == "." else f"workspace/{relative}"
+
+
 def fingerprint(paths):
     """Each input file's content digest, None for a path that is not a file."""
     return {path: hashlib.sha256(Path(path).read_bytes()).hexdigest() if Path(path).is_file() else None
@@ -1115,7 +1128,9 @@ class Runner:
     def attempt(self, task, job, variant):
         try:
             Scope(self, job).run(task["requires"])
-            job["inputs"] = self.inputs(task, job) or None
+            named = list(self.inputs(task, job))
+            job["inputs"] = sorted(shown(path, self.workspace) for paths in named for path in paths) or None
+            job["paths"] = distinct(named)
         except TaskFailure:
             return {"stdout": "", "stderr": "", "timed_out": False, "success": {}, "exit_code": 1}
         settings = self.settings(task, variant)
@@ -1128,19 +1143,20 @@ class Runner:
         return settings if cacheable and task["name"] not in self.cache["force_refresh"] else None
 
     def inputs(self, task, job):
+        """Per item of the task's `inputs`, in order: the normalised absolute paths it names (a glob's matches,
+        sorted; the item itself when it is no glob or matches nothing)."""
         scope = Scope(self, job)
-        found = set()
         for item in task.get("inputs", []):
-            path = os.path.join(self.workspace, scope.interpolate_raw(item))
-            found.update(glob.glob(path, recursive=True) if re.search(r"[*?\[]", item) else [path])
-        return sorted(os.path.normpath(path) for path in found)
+            path = os.path.normpath(os.path.join(self.workspace, scope.interpolate_raw(item)))
+            matches = glob.glob(path, recursive=True) if re.search(r"[*?\[]", item) else []
+            yield sorted({os.path.normpath(match) for match in matches}) or [path]
 
     def cached(self, task, job, settings):
         key_params = settings["key"]["include"] or list(job["params"])
         kept = {name: job["params"][name] for name in key_params if name not in settings["key"]["exclude"]}
         key = hashlib.sha256(json.dumps([task["name"], kept, settings["version"]], sort_keys=True).encode()).hexdigest()
         entry = self.store.get(key)
-        hit = entry is not None and STRATEGIES[settings["strategy"]](entry, settings, job["inputs"] or [])
+        hit = entry is not None and STRATEGIES[settings["strategy"]](entry, settings, job["paths"])
         job.update(cache=settings, cache_key=key, cache_hit=hit)
         self.event("CACHE_CHECK", job)
         self.event("CACHE_HIT" if hit else "CACHE_MISS", job)
@@ -1148,8 +1164,8 @@ class Runner:
             return entry["result"]
         result = self.perform(task, job)
         if succeeded(result):
-            paths = self.inputs(task, job)
-            self.store[key] = {"result": result, "time": time.time(), "contents": fingerprint(paths)}
+            self.store[key] = {"result": result, "time": time.time(),
+                               "contents": fingerprint(distinct(self.inputs(task, job)))}
         return result
 
     def perform(self, task, job):
