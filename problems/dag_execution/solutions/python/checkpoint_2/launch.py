@@ -1041,10 +1041,11 @@ class Runner:
         self.event("CACHE_CHECK", job)
         self.event("CACHE_HIT" if hit else "CACHE_MISS", job)
         if hit:
+            job["output"] = entry["output"]
             return entry["result"]
         result = self.perform(task, job)
         if succeeded(result):
-            self.store[key] = {"result": result, "time": time.time(),
+            self.store[key] = {"result": result, "time": time.time(), "output": job["output"],
                                "contents": fingerprint(distinct(self.inputs(task, job)))}
         return result
 
