@@ -1134,7 +1134,8 @@ def cache_config(config):
     valid = isinstance(cache["enabled"], bool) and isinstance(cache["location"], str) and isinstance(names, list)
     if not valid or not all(isinstance(name, str) for name in names):
         raise CacheErr("config [cache]: enabled must be a boolean, location a string, force_refresh a list of strings")
-    return cache
+    # the cache lives in memory, so the config's location stores nothing; a record shows the task's own location
+    return {**cache, "location": ".pipe-cache"}
 
 
 def parse_entry(text):
