@@ -846,8 +846,8 @@ class Scope:
     def declare_variant(self, node):
         _, task_name, name, overrides = node
         task = self.runner.tasks[task_name]
-        if "cache" not in task:
-            raise CacheErr(f"CachedTask of task {task_name!r}, which has no cache section")
+        if not task.get("cache", {}).get("enabled"):
+            raise CacheErr(f"CachedTask of task {task_name!r}, whose cache is not enabled")
         settings = cache_settings(task["cache"], self.runner.cache["location"])
         values = [(key, self.evaluate(value)) for key, value in overrides]
         params = [param for param, _, _ in task["params"]]
