@@ -736,7 +736,7 @@ def type_name(ptype):
 
 def check_type(ptype, value, what):
     ok = {
-        "int": lambda v: type(v) is int,
+        "int": lambda v: type(v) is int or (type(v) is float and v.is_integer()),
         "float": lambda v: type(v) in (int, float),
         "string": lambda v: isinstance(v, str),
         "bool": lambda v: isinstance(v, bool),
@@ -747,7 +747,10 @@ def check_type(ptype, value, what):
         return [check_type(ptype[1], item, what) for item in value]
     if not ok[ptype](value):
         raise InvalidPipe(f"{what}: expected {ptype}, got {show(value)}")
-    return float(value) if ptype == "float" else value
+    return CONVERSIONS.get(ptype, lambda v: v)(value)
+
+
+CONVERSIONS = {"int": int, "float": float}
 
 
 def show(value):
