@@ -9,6 +9,7 @@ unreadable is one located :class:`Diagnostic` with a fix, never an exception.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,8 +173,20 @@ def _unclosed_flow(syntax: _Syntax) -> Unreadable | None:
                       f"close it with {end}, separate items with ', ', and quote items holding ': ', '#' or {end}")
 
 
+ANCHOR = re.compile(r"&([^\s,\[\]{}]+)")
+
+
+def _duplicate_anchor(syntax: _Syntax) -> Unreadable | None:
+    if syntax.error.problem != "second occurrence":
+        return None
+    name = ANCHOR.search(syntax.line, syntax.error.problem_mark.column).group(1)
+    return Unreadable(f"the anchor &{name} is defined again (first at line {syntax.opened}); a YAML file names "
+                      f"each anchor once", syntax.at,
+                      f"give this one a name of its own (&{name}_2) and write *{name}_2 where its value is meant")
+
+
 EXPLAINERS: list[Callable[[_Syntax], Unreadable | None]] = [_unclosed_quote, _bad_character, _colon_in_value,
-                                                            _misaligned, _unclosed_flow]
+                                                            _misaligned, _unclosed_flow, _duplicate_anchor]
 """YAML syntax errors explained: each says what is wrong, where, and how to write it instead."""
 
 
