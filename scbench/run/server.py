@@ -50,8 +50,12 @@ def _probe(ready: ReadyProbe, endpoint: Endpoint) -> bool:
 
 
 def tail(process: Process, limit: int = 1500) -> str:
-    """The last ``limit`` characters of the server's stdout and stderr so far."""
-    parts = {"stdout": process.stdout.data, "stderr": process.stderr.data}
+    """The last ``limit`` characters of the server's stdout and stderr: so far while it runs, and once it has
+    exited all it wrote (its streams given up to :data:`~scbench.sandbox.process.OUTPUT_WAIT_S` to end: its last
+    words may still be in the pipe when its exit is seen)."""
+    ended = process.finished()
+    parts = {name: reader.result() if ended else reader.data
+             for name, reader in (("stdout", process.stdout), ("stderr", process.stderr))}
     return "\n".join(f"{name} (last part):\n{bytes(data[-limit:]).decode('utf-8', 'replace') or '(empty)'}"
                      for name, data in parts.items())
 
