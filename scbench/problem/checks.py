@@ -17,8 +17,6 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-import jsonpath
-
 from scbench.formats import NOT_LISTS, PARSERS, TABLES
 from scbench.problem.diagnostics import did_you_mean, where_of
 from scbench.problem.model import (
@@ -372,6 +370,8 @@ def _compile_regex(pattern: str, path: tuple) -> Iterator[Finding]:
 
 
 def compile_jsonpath(expression: str, path: tuple) -> Iterator[Finding]:
+    import jsonpath  # its lexer compiles ~100 regular expressions: paid by the compiler only
+
     try:
         jsonpath.compile(expression)
     except jsonpath.JSONPathError as error:

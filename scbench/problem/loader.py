@@ -14,7 +14,6 @@ from pydantic import ValidationError
 
 from scbench.paths import CACHE, PACKAGE, SCHEMAS
 from scbench.problem.bundle import Bundle
-from scbench.problem.compiler import bundle_diagnostics, compile_problem
 from scbench.problem.diagnostics import Diagnostic, ProblemError
 
 BUNDLE_SUFFIX = ".scb.json"
@@ -24,6 +23,8 @@ COMPILED = CACHE / "compiled"
 
 
 def _read_bundle(path: Path) -> Bundle:
+    from scbench.problem.compiler import bundle_diagnostics  # the compiler's schemas: for bundle files only
+
     try:
         bundle = Bundle.model_validate_json(path.read_bytes())
     except ValidationError as error:
@@ -77,6 +78,8 @@ def _compiled(path: Path, missing_expected_files: bool) -> Bundle:
     cached = COMPILED / source_digest(path, missing_expected_files) / f"bundle{BUNDLE_SUFFIX}"
     if cached.is_file():
         return Bundle.model_validate_json(cached.read_bytes())
+    from scbench.problem.compiler import compile_problem  # jsonschema and the checks: on a cache miss only
+
     bundle = compile_problem(path, missing_expected_files)
     cached.parent.mkdir(parents=True, exist_ok=True)
     handle, staging = tempfile.mkstemp(dir=cached.parent, suffix=".tmp")

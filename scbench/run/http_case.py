@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import jsonpath
 
 from scbench.formats import PARSERS
 from scbench.problem.model import HttpCase, HttpStep, InputFile, ServerSpec
@@ -64,6 +63,8 @@ def substitute(item: Any, captures: dict[str, Any]) -> Any:
 
 
 def _capture(step: HttpStep, response: httpx.Response) -> tuple[dict[str, Any], list[str]]:
+    import jsonpath  # loaded by the suites that capture from bodies only
+
     captured, missing = {}, []
     for name, capture in step.capture.items():
         if capture.header is not None:
