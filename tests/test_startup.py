@@ -3,6 +3,9 @@ dependencies (they are imported inside command bodies). Timings are in bench/sta
 
 import subprocess
 import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 HEAVY = ("pydantic", "httpx", "deepdiff", "rich", "jsonschema", "yaml", "jinja2", "radon", "tree_sitter",
          "ast_grep_py", "ruamel", "ray", "docker")
@@ -14,6 +17,17 @@ def test_importing_the_command_line_loads_no_heavy_dependency():
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
 
+
+def test_loading_a_compiled_problem_leaves_the_compiler_unloaded():
+    """A problem read back from the cache of compiled problems pays for neither the compiler (jsonschema) nor
+    jsonpath's lexer (about a hundred regular expressions): every eval and check loads one, and they were a
+    seventh of an eval's fixed CPU time."""
+    code = ("import sys; from pathlib import Path; from scbench.problem.loader import load; "
+            "load(Path('problems/code_search')); "
+            "print(sorted({m for m in sys.modules} & {'jsonschema', 'jsonpath', 'scbench.problem.compiler'}))")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+            for _ in range(2)]  # the first may compile it; the second reads it back
+    assert runs[1].stdout.strip() == "[]"
 
 
 def test_command_annotations_are_objects_that_typer_need_not_evaluate():
