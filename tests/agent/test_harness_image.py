@@ -1,6 +1,7 @@
 """A pinned harness CLI installed into the docker sandbox's image from its registry, then run by ``scbench run``
 inside the sandbox with no credential and no network: a classified failure, recorded, nothing crashes."""
 
+import ipaddress
 import os
 import subprocess
 import threading
@@ -46,9 +47,11 @@ def test_the_pinned_claude_code_runs_in_the_docker_sandbox_and_fails_classified_
 @pytest.fixture
 def empty_registry(tmp_path):
     """The URL of a real HTTP server that answers 404 to everything (a registry without the package), listening
-    on the Docker bridge's gateway, where the installer's container reaches the host; stopped after."""
+    on the Docker bridge's gateway, where the installer's container reaches the host; stopped after. An engine
+    that chose the gateway itself names only the subnet: the gateway is then its first address."""
     from scbench.sandbox.docker import client
-    gateway = client().networks.get("bridge").attrs["IPAM"]["Config"][0]["Gateway"]
+    config = client().networks.get("bridge").attrs["IPAM"]["Config"][0]
+    gateway = config.get("Gateway") or str(next(ipaddress.ip_network(config["Subnet"]).hosts()))
     server = ThreadingHTTPServer((gateway, 0), partial(SimpleHTTPRequestHandler, directory=str(tmp_path)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://{gateway}:{server.server_port}/"
