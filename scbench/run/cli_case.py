@@ -80,7 +80,8 @@ def _run_step(step: CliStep, case: CliCase, ctx: RunContext, dirs: CaseDirs, val
     dirs.own()
     env = {**process.base_environment(dirs.home, dirs.tmp), **ctx.env,
            **{k: fill(v, values) for k, v in {**case.env, **step.env}.items()}}
-    argv = ctx.entry_in(dirs.solution_copy) + [fill(arg, values) for arg in step.args]
+    argv = [fill(arg, values) for arg in step.run] if step.run is not None else \
+        ctx.entry_in(dirs.solution_copy) + [fill(arg, values) for arg in step.args]
     stdin = STDIN[type(step.stdin)](step.stdin, ctx.data) if step.stdin is not None else None
     try:
         result = ctx.sandbox.exec(argv, dirs.work, env, dirs.root, stdin, step.timeout)
