@@ -26,7 +26,7 @@ def _find_sample(sample: Path) -> tuple[Path, Path, str]:
 
 def _render(language: str, plan: dict) -> str:
     template = (HERE / TARGETS[language]).read_text(encoding="utf-8")
-    return template.replace("__PLAN__", json.dumps(plan, sort_keys=True, ensure_ascii=False))
+    return template.replace("__PLAN__", json.dumps(plan, ensure_ascii=False))
 
 
 def generate(module: str, output: Path, sample: Path, language: str) -> Path:

@@ -243,7 +243,7 @@ class DynamicPreprocessor:
     """Applies the inferred transformation to files of the sample's format, ``buffer`` rows at a time."""
 
     def __init__(self, buffer, cache_dir=None):
-        self.buffer = max(1, int(buffer))
+        self.buffer = int(buffer)
         self.cache_dir = cache_dir
 
     def __call__(self, path):
