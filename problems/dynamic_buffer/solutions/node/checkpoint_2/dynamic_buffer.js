@@ -369,12 +369,14 @@ function toggleRule(name, pairs, columns) {
   if (labels.length !== 2) return null;
   for (const column of columns) {
     for (const value of distinct(rows.map((row) => cell(row, column)))) {
-      let label = labels[0];
-      const made = rows.map((row, i) => {
-        if (i && cell(row, column) === value) label = label === labels[0] ? labels[1] : labels[0];
-        return label;
-      });
-      if (made.every((made_, i) => made_ === outs[i])) return { kind: "toggle", column, value, labels };
+      for (const start of labels) {
+        let label = start;
+        const made = rows.map((row) => {
+          if (cell(row, column) === value) label = label === labels[0] ? labels[1] : labels[0];
+          return label;
+        });
+        if (made.every((one, i) => one === outs[i])) return { kind: "toggle", column, value, labels, start };
+      }
     }
   }
   return null;

@@ -139,11 +139,9 @@ function counter(spec) {
 }
 
 function toggle(spec) {
-  let label = spec.labels[0];
-  let first = true;
+  let label = spec.start;
   return (row) => {
-    if (!first && cell(row, spec.column) === spec.value) label = label === spec.labels[0] ? spec.labels[1] : spec.labels[0];
-    first = false;
+    if (cell(row, spec.column) === spec.value) label = label === spec.labels[0] ? spec.labels[1] : spec.labels[0];
     return label;
   };
 }

@@ -148,13 +148,12 @@ def _counter(spec):
 
 
 def _toggle(spec):
-    state = {"label": spec["labels"][0], "first": True}
+    state = {"label": spec["start"]}
 
     def make(row):
         value = row.get(spec["column"])
-        if not state["first"] and value == spec["value"] and type(value) is type(spec["value"]):
+        if value == spec["value"] and type(value) is type(spec["value"]):
             state["label"] = spec["labels"][1] if state["label"] == spec["labels"][0] else spec["labels"][0]
-        state["first"] = False
         return state["label"]
     return make
 

@@ -375,11 +375,11 @@ def _counter(name, pairs, columns):
 
 
 def toggled(rule: dict, rows: list[dict]) -> list:
-    """The labels of the toggle ``rule`` over ``rows``: the first label, switched on every later trigger row."""
-    results, label = [], rule["labels"][0]
-    for i, row in enumerate(rows):
+    """The labels of the toggle ``rule`` over ``rows``: from ``start``, switched on every trigger row."""
+    results, label = [], rule["start"]
+    for row in rows:
         value = row.get(rule["column"])
-        if i and value == rule["value"] and type(value) is type(rule["value"]):
+        if value == rule["value"] and type(value) is type(rule["value"]):
             label = rule["labels"][1] if label == rule["labels"][0] else rule["labels"][0]
         results.append(label)
     return results
@@ -392,9 +392,10 @@ def _toggle(name, pairs, columns):
         return None
     for column in columns:
         for value in _distinct([row.get(column) for row in rows]):
-            rule = {"kind": "toggle", "column": column, "value": value, "labels": labels}
-            if toggled(rule, rows) == outs:
-                return rule
+            for start in labels:
+                rule = {"kind": "toggle", "column": column, "value": value, "labels": labels, "start": start}
+                if toggled(rule, rows) == outs:
+                    return rule
     return None
 
 
