@@ -2,6 +2,7 @@
 input contents and expectations, SQLite databases inspected by scbench itself."""
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -299,3 +300,19 @@ def test_a_step_with_both_run_and_args_is_a_compile_error(problem):
     done = scbench("compile", problem)
     assert done.returncode == 2
     assert "cases[0].steps[0].args: a step gives both run and args" in done.stderr, done.stderr
+
+
+CRATE = {"k/Cargo.toml": '[package]\nname = "k"\nversion = "0.1.0"\nedition = "2021"\n',
+         "k/src/lib.rs": "pub fn answer() -> i32 { 42 }\n",
+         "use.rs": 'fn main() { println!("{}", k::answer()); }\n'}
+"""A crate without dependencies and a program using it, as a generator of Rust code leaves them."""
+
+
+@pytest.mark.skipif(shutil.which("cargo") is None or shutil.which("bwrap") is None, reason="needs cargo and bwrap")
+def test_a_harness_owned_step_builds_a_crate_with_rustups_cargo_under_bwrap(problem, tmp_path):
+    steps = [{"name": "cargo", "run": ["sh", "-c", "cd k && cargo build --release --offline --quiet"]},
+             {"name": "rustc", "run": ["rustc", "--edition", "2021", "--extern", "k=k/target/release/libk.rlib",
+                                       "-o", "use", "use.rs"]},
+             {"name": "use", "run": ["./use"], "expect": {"stdout": "42\n"}}]
+    found = failures(problem, [{"id": "crate", "files": CRATE, "steps": steps}], tmp_path / "results")
+    assert found == {"crate": []}
