@@ -19,7 +19,8 @@ for (let i = 0; i < argv.length; i++) {
   else positional.push(argv[i]);
 }
 
-const preprocessor = new DynamicPreprocessor({ buffer: Number(options.buffer), cacheDir: options.cache_dir });
+const cacheDir = options.cache_dir;
+const preprocessor = new DynamicPreprocessor({ buffer: Number(options.buffer), cacheDir, cache_dir: cacheDir });
 let count = 0;
 for (const row of preprocessor.process(positional[0])) {
   const out = {};
