@@ -2,6 +2,7 @@
 input contents and expectations, SQLite databases inspected by scbench itself."""
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -273,3 +274,45 @@ def test_a_database_whose_view_never_ends_fails_its_query_instead_of_stalling_th
     assert found == {"endless": [
         ("database app.db", "query 1 fails: interrupted (after 10 s)"),
         ("database app.db", "query 2 fails: interrupted (after 10 s)")]}
+
+
+def test_a_harness_owned_step_runs_its_own_command_on_what_the_solution_left(problem, tmp_path):
+    (problem / "data/drivers").mkdir()
+    (problem / "data/drivers/use.py").write_text("import sys, gen\nprint(gen.double(int(sys.argv[1])))\n")
+    generate = "open('gen.py', 'w').write('def double(x):\\n    return 2 * x\\n')"
+    steps = [{"name": "generate", "args": [generate]},
+             {"name": "use", "run": ["python3", "use.py", "21"], "expect": {"stdout": "42\n"}},
+             {"name": "use again", "run": ["python3", "{data}/drivers/use.py", "4"],
+              "env": {"PYTHONPATH": "{cwd}"}, "expect": {"stdout": "8\n"}}]
+    found = failures(problem, [
+        {"id": "driven", "files": {"use.py": {"copy": "drivers/use.py"}}, "steps": steps},
+        {"id": "not_generated", "files": {"use.py": {"copy": "drivers/use.py"}}, "steps": steps[1:2]},
+    ], tmp_path / "results")
+    assert found["driven"] == []
+    assert [target for target, _ in found["not_generated"]] == ["exit_code", "stdout"]
+    linted = scbench("lint", problem)
+    assert linted.stdout.count("harness-step") == 1, linted.stdout
+
+
+def test_a_step_with_both_run_and_args_is_a_compile_error(problem):
+    (problem / "cases/checkpoint_1/core.yaml").write_text(yaml.safe_dump({"cases": [
+        {"id": "both", "steps": [{"run": ["python3", "-c", "pass"], "args": ["x"]}]}]}))
+    done = scbench("compile", problem)
+    assert done.returncode == 2
+    assert "cases[0].steps[0].args: a step gives both run and args" in done.stderr, done.stderr
+
+
+CRATE = {"k/Cargo.toml": '[package]\nname = "k"\nversion = "0.1.0"\nedition = "2021"\n',
+         "k/src/lib.rs": "pub fn answer() -> i32 { 42 }\n",
+         "use.rs": 'fn main() { println!("{}", k::answer()); }\n'}
+"""A crate without dependencies and a program using it, as a generator of Rust code leaves them."""
+
+
+@pytest.mark.skipif(shutil.which("cargo") is None or shutil.which("bwrap") is None, reason="needs cargo and bwrap")
+def test_a_harness_owned_step_builds_a_crate_with_rustups_cargo_under_bwrap(problem, tmp_path):
+    steps = [{"name": "cargo", "run": ["sh", "-c", "cd k && cargo build --release --offline --quiet"]},
+             {"name": "rustc", "run": ["rustc", "--edition", "2021", "--extern", "k=k/target/release/libk.rlib",
+                                       "-o", "use", "use.rs"]},
+             {"name": "use", "run": ["./use"], "expect": {"stdout": "42\n"}}]
+    found = failures(problem, [{"id": "crate", "files": CRATE, "steps": steps}], tmp_path / "results")
+    assert found == {"crate": []}

@@ -107,6 +107,16 @@ def no_error_cases(bundle: Bundle) -> Iterator[Location]:
             yield f"cases/{checkpoint.name}", 0, checkpoint.name
 
 
+def harness_steps(bundle: Bundle) -> Iterator[Location]:
+    """Per checkpoint, the first case with a harness-owned step (``run``): a program of the problem's, not the
+    solution, decides part of the verdict."""
+    for checkpoint in bundle.checkpoints:
+        owned = (compiled for compiled in checkpoint.cases
+                 if any(isinstance(step, CliStep) and step.run is not None for step in compiled.case.steps))
+        if (first := next(owned, None)) is not None:
+            yield _where(first, "runs a harness-owned step (run:)")
+
+
 def _data_references(compiled: CompiledCase) -> Iterator[str]:
     """The data paths a case names, in its own form and as each of its regression variants."""
     for case in (compiled.case, *compiled.variants.values()):
@@ -171,6 +181,9 @@ SUITE_RULES: tuple[SuiteRule, ...] = (
               "vary the inputs or merge the expectations into one case", duplicate_cases),
     SuiteRule("no-error-cases", "warning", "no case checks how the checkpoint's contract rejects bad input",
               "add cases with category: error", no_error_cases),
+    SuiteRule("harness-step", "warning", "a program of the problem's, not the data of the case, grades part of it",
+              "keep it only where data cannot express the contract (docs/case-format.md, Harness-owned steps)",
+              harness_steps),
     SuiteRule("unused-data", "warning", "no case copies or references this data file",
               "use it in a case ({copy: ...} or {data}/...) or delete it", unused_data),
 )

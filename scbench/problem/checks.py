@@ -76,6 +76,14 @@ def _inline_and_steps(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Fi
         yield ("steps",), "both steps and inline args/stdin/expect are given", "move args/stdin/expect into a step"
 
 
+def _run_without_args(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]:
+    """A harness-owned step (``run``) runs its own command: the entry's ``args`` have nothing to go with."""
+    for path, step in cli_steps(case) if isinstance(case, CliCase) else ():
+        if step.run is not None and step.args:
+            yield (*path, "args"), "a step gives both run and args", \
+                "put the whole command in run (a harness-owned step), or drop run to append args to the entry"
+
+
 def _leaves(name: str) -> bool:
     pure = PurePosixPath(name)
     return pure.is_absolute() or ".." in pure.parts
@@ -464,6 +472,7 @@ def _step_shape(case: CliCase | HttpCase, ctx: CaseContext) -> Iterator[Finding]
 
 
 CASE_CHECKS: list[Callable[[CliCase | HttpCase, CaseContext], Iterator[Finding]]] = [
-    _inline_and_steps, _input_paths, _stdins, _output_names, _absences_possible, _expected_files, _outputs_well_formed,
+    _inline_and_steps, _run_without_args, _input_paths, _stdins, _output_names, _absences_possible, _expected_files,
+    _outputs_well_formed,
     _captures_well_formed, _placeholders, _captures_defined, _server_known, _request_body, _body_bytes, _step_shape,
 ]

@@ -293,10 +293,15 @@ class CliExpectation(Strict):
 
 
 class CliStep(Strict):
-    """One invocation of the entry command inside the case's working directory."""
+    """One invocation of the entry command inside the case's working directory; or, with ``run``, a
+    harness-owned step: that command instead (a toolchain's program, or a file the case wrote or under data/),
+    in the same sandbox, working directory and limits, graded as any step."""
 
     name: str | None = None
     args: list[str] = Field(default_factory=list, description="appended to the entry command")
+    run: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        None, min_length=1, description="a harness-owned step: this command runs instead of the entry command "
+        "(no args then), e.g. a driver the case wrote that uses what the solution generated")
     stdin: Stdin | None = None
     env: dict[str, str] = Field(default_factory=dict)
     files: dict[str, InputFile] = Field(default_factory=dict, description="written before this step")

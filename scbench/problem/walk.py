@@ -107,5 +107,7 @@ def argument_strings(case: CliCase | HttpCase) -> Iterator[tuple[Path_, str]]:
     for path, step in cli_steps(case):
         for index, arg in enumerate(step.args):
             yield (*path, "args", index), arg
+        for index, arg in enumerate(step.run or ()):
+            yield (*path, "run", index), arg
         for key, value in step.env.items():
             yield (*path, "env", key), value

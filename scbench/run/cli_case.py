@@ -78,9 +78,10 @@ def _run_step(step: CliStep, case: CliCase, ctx: RunContext, dirs: CaseDirs, val
                                    "stdin": filled_content(step.stdin, values)})
     write_inputs(dirs.work, step.files, ctx.data, values)
     dirs.own()
-    env = {**process.base_environment(dirs.home, dirs.tmp), **ctx.env,
+    env = {**process.base_environment(dirs.home, dirs.tmp), **ctx.sandbox.run_variables(), **ctx.env,
            **{k: fill(v, values) for k, v in {**case.env, **step.env}.items()}}
-    argv = ctx.entry_in(dirs.solution_copy) + [fill(arg, values) for arg in step.args]
+    argv = [fill(arg, values) for arg in step.run] if step.run is not None else \
+        ctx.entry_in(dirs.solution_copy) + [fill(arg, values) for arg in step.args]
     stdin = STDIN[type(step.stdin)](step.stdin, ctx.data) if step.stdin is not None else None
     try:
         result = ctx.sandbox.exec(argv, dirs.work, env, dirs.root, stdin, step.timeout)

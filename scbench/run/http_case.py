@@ -189,7 +189,8 @@ class HttpSession:
             values = {"cwd": str(dirs.work), "data": str(self.ctx.data), "port": str(free_port()), "host": HOST}
             write_inputs(dirs.work, self.files, self.ctx.data, values)
             dirs.own()
-            env = {**process.base_environment(dirs.home, dirs.tmp), **self.ctx.env,
+            env = {**process.base_environment(dirs.home, dirs.tmp), **self.ctx.sandbox.run_variables(),
+                   **self.ctx.env,
                    **{k: fill(v, values) for k, v in {**self.env, **self.spec.env}.items()}}
             argv = self.ctx.entry_in(dirs.solution_copy) + [fill(arg, values) for arg in self.spec.args]
             self.server = self.stack.enter_context(Server(self.ctx.sandbox, argv, dirs.work, env, dirs.root,

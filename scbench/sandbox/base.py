@@ -170,6 +170,10 @@ class Sandbox(ABC):
         return {**setup_variables(), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
                 "LANG": "C.UTF-8"}
 
+    def run_variables(self) -> dict[str, str]:
+        """Variables every run's environment gets beside ``base_environment``: none by default."""
+        return {}
+
     def start(self) -> Sandbox:
         """Make the sandbox ready to run commands (a fresh ``scratch``, removed at the next start of any scbench
         should this one be killed, and the egress proxy when runs may reach ``network`` and the level confines

@@ -126,6 +126,12 @@ class Bwrap(Sandbox):
         looks for them under ``HOME``, which setup does not see)."""
         return {"RUSTUP_HOME": rustup_home(), **super().setup_environment(home)}
 
+    def run_variables(self) -> dict[str, str]:
+        """``RUSTUP_HOME`` pointing at the host's toolchains, shown read-only, when there are some: a run's
+        ``HOME`` is a scratch directory, so rustup's ``cargo`` (a harness-owned step building generated code)
+        would find none."""
+        return {"RUSTUP_HOME": rustup_home()} if Path(rustup_home()).is_dir() else {}
+
     def _argv(self, argv: list[str], cwd: Path, writable: Path) -> list[str]:
         shown = [*toolchains(), str(RELAY), *map(str, self.visible)]
         written = list(dict.fromkeys([*map(str, self.writable), str(writable),
