@@ -1,0 +1,3 @@
+module industry
+
+go 1.22
