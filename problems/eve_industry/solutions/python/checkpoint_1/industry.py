@@ -170,25 +170,22 @@ def recipe_report(sde: Sde, name: str) -> list[str]:
 def parse_args(argv: list[str]) -> argparse.Namespace:
     """The command line: recipe NAME --sde DIR."""
     parser = argparse.ArgumentParser(prog="industry")
-    commands = parser.add_subparsers(dest="command", required=True)
-    recipe = commands.add_parser("recipe")
-    recipe.add_argument("name")
-    recipe.add_argument("--sde", required=True, type=Path)
+    parser.add_argument("command", choices=["recipe"])
+    parser.add_argument("name")
+    parser.add_argument("--sde", required=True, type=Path)
     return parser.parse_args(argv)
 
 
-def main(argv: list[str]) -> int:
-    """Run one command; print its block, or an error on stderr with exit code 1."""
+def main(argv: list[str]) -> None:
+    """Run one command; print its block, or exit with an error on stderr."""
     args = parse_args(argv)
     try:
         sde = Sde(args.sde)
         lines = recipe_report(sde, args.name)
     except Failure as exc:
-        print(f"ERROR: {exc}", file=sys.stderr)
-        return 1
+        sys.exit(f"ERROR: {exc}")
     print("\n".join(lines))
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main(sys.argv[1:])

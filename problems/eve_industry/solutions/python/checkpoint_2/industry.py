@@ -308,8 +308,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: list[str]) -> int:
-    """Run one command; print its block, or an error on stderr with exit code 1."""
+def main(argv: list[str]) -> None:
+    """Run one command; print its block, or exit with an error on stderr."""
     args = parse_args(argv)
     try:
         sde = Sde(args.sde)
@@ -318,11 +318,9 @@ def main(argv: list[str]) -> int:
         else:
             lines = invention_report(sde, args.name, args.skill)
     except Failure as exc:
-        print(f"ERROR: {exc}", file=sys.stderr)
-        return 1
+        sys.exit(f"ERROR: {exc}")
     print("\n".join(lines))
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main(sys.argv[1:])

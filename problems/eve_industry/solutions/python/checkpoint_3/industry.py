@@ -352,19 +352,17 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: list[str]) -> int:
-    """Run one command; print its block, or an error on stderr with exit code 1."""
+def main(argv: list[str]) -> None:
+    """Run one command; print its block, or exit with an error on stderr."""
     args = parse_args(argv)
     try:
         sde = Sde(args.sde)
         report = recipe_report if args.command == "recipe" else invention_report
         lines = report(sde, args)
     except Failure as exc:
-        print(f"ERROR: {exc}", file=sys.stderr)
-        return 1
+        sys.exit(f"ERROR: {exc}")
     print("\n".join(lines))
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main(sys.argv[1:])
