@@ -59,7 +59,7 @@ class Sde:
         for line in path.read_text(encoding="utf-8").splitlines():
             if ":" in line and not line.lstrip().startswith("#"):
                 name, _, value = line.rpartition(":")
-                volumes[name.strip().strip("'\"")] = float(value)
+                volumes[name.strip()] = float(value)
         return volumes
 
     def name(self, type_id: int) -> str:

@@ -88,7 +88,7 @@ class Sde:
         for line in path.read_text(encoding="utf-8").splitlines():
             if ":" in line and not line.lstrip().startswith("#"):
                 name, _, value = line.rpartition(":")
-                volumes[name.strip().strip("'\"")] = float(value)
+                volumes[name.strip()] = float(value)
         return volumes
 
     def name(self, type_id: int) -> str:
@@ -230,7 +230,7 @@ def common_lines(sde: Sde, source: int, activity: int) -> tuple[list[str], list[
     skill_names = sorted((sde.name(s) for s in skills), key=str.casefold)
     lines = [
         f"Datacores: {', '.join(n for n, _ in cores)}",
-        f"Required Per Run: {cores[0][1] if cores else 0}",
+        f"Required Per Run: {cores[0][1]}",
         f"Skills: {', '.join(skill_names)}",
         f"Time: {math.ceil(sde.times[source, activity] / 60)}",
         "Probabilities:",
