@@ -1,3 +1,0 @@
-module industry
-
-go 1.22
