@@ -17,7 +17,7 @@ from pathlib import Path
 from scbench.grade.search import searched
 from scbench.lint.finding import Finding, Severity
 from scbench.problem.bundle import Bundle, CompiledCase
-from scbench.problem.model import CliExpectation, CliStep, CopyFile, HttpStep, OutputExpectation
+from scbench.problem.model import WRAPPERS, CliExpectation, CliStep, CopyFile, HttpStep, OutputExpectation
 from scbench.problem.walk import exchanges
 
 Location = tuple[str, int, str]
@@ -117,13 +117,20 @@ def harness_steps(bundle: Bundle) -> Iterator[Location]:
             yield _where(first, "runs a harness-owned step (run:)")
 
 
+def _copied(spec: object) -> str | None:
+    """The data path an input copies, itself or inside a compressed form (``{bz2: {copy: ...}}``)."""
+    while (wrapped := WRAPPERS.get(type(spec))) is not None:
+        spec = getattr(spec, wrapped)
+    return spec.copy_ if isinstance(spec, CopyFile) else None
+
+
 def _data_references(compiled: CompiledCase) -> Iterator[str]:
     """The data paths a case names, in its own form and as each of its regression variants."""
     for case in (compiled.case, *compiled.variants.values()):
         inputs = [case.files, *(getattr(step, "files", {}) for step in case.steps)]
         stdins = [getattr(step, "stdin", None) for step in case.steps]
         specs = [*(spec for files in inputs for spec in files.values()), *stdins]
-        yield from (spec.copy_ for spec in specs if isinstance(spec, CopyFile))
+        yield from filter(None, map(_copied, specs))
         yield from DATA_REFERENCE.findall(case.model_dump_json(by_alias=True))
 
 
@@ -137,8 +144,9 @@ def _http_steps(bundle: Bundle) -> Iterator[HttpStep]:
 
 
 def _group_copies(bundle: Bundle) -> Iterator[str]:
-    return (spec.copy_ for checkpoint in bundle.checkpoints for group in checkpoint.groups.values()
-            for spec in group.files.values() if isinstance(spec, CopyFile))
+    copies = (_copied(spec) for checkpoint in bundle.checkpoints for group in checkpoint.groups.values()
+              for spec in group.files.values())
+    return filter(None, copies)
 
 
 def _byte_references(bundle: Bundle) -> Iterator[str]:

@@ -47,3 +47,16 @@ def test_a_finding_under_a_long_path_stays_on_one_line(tmp_path) -> None:
     (deep / "data/docs/unread.txt").write_text("no case reads this\n")
     lines = lint(str(deep)).stdout.splitlines()
     assert f"{os.path.relpath(deep, ROOT)}/data/docs/unread.txt: warning[unused-data]: docs/unread.txt" in lines
+
+
+def test_a_data_file_copied_inside_a_compressed_input_is_used(tmp_path) -> None:
+    root = tmp_path / "kv"
+    shutil.copytree(FIXTURES / "kv", root)
+    (root / "data/docs/packed.txt").write_text("read compressed\n")
+    (root / "data/docs/unread.txt").write_text("no case reads this\n")
+    core = root / "cases/checkpoint_1/core.yaml"
+    core.write_text(core.read_text().replace(
+        "      store.json: {json: {b: \"2\", a: \"1\"}}",
+        "      store.json: {json: {b: \"2\", a: \"1\"}}\n      packed.txt.bz2: {bz2: {gzip: {copy: docs/packed.txt}}}"))
+    unused = [line for line in lint(str(root)).stdout.splitlines() if "unused-data" in line]
+    assert [line.rsplit(": ", 1)[1] for line in unused] == ["docs/unread.txt"]
