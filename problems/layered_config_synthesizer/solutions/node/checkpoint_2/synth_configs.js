@@ -191,6 +191,7 @@ class Fragments {
     if (meta === null) return reasons;
     if (!isObject(meta)) throw new SynthError("INVALID_TEMPLATE", "fragments/meta.yaml must hold a mapping");
     for (const [name, info] of Object.entries(meta)) {
+      if (!isObject(info)) throw new SynthError("INVALID_TEMPLATE", `fragments/meta.yaml: ${name} must be an object`);
       const reason = reasonOf(info, `fragments/meta.yaml: ${name}`);
       if (reason !== null) reasons.set(name, reason);
     }

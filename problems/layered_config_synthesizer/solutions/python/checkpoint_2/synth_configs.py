@@ -219,6 +219,8 @@ class Fragments:
             return {}
         if not isinstance(meta, dict):
             raise SynthError("INVALID_TEMPLATE", "fragments/meta.yaml must hold a mapping")
+        if not all(isinstance(info, dict) for info in meta.values()):
+            raise SynthError("INVALID_TEMPLATE", "fragments/meta.yaml: every entry must be an object")
         reasons = {name: reason_of(info, f"fragments/meta.yaml: {name}") for name, info in meta.items()}
         return {name: reason for name, reason in reasons.items() if reason is not None}
 
