@@ -73,8 +73,11 @@ def _mapping_without_duplicates(loader: UniqueKeyLoader, node: yaml.MappingNode,
         if key in written[:index]:
             raise SynthError("PARSE_ERROR", f"duplicate key {key!r}")
     loader.flatten_mapping(node)
-    return {loader.construct_object(key, deep=True): loader.construct_object(value, deep=True)
-            for key, value in node.value}
+    try:
+        return {loader.construct_object(key, deep=True): loader.construct_object(value, deep=True)
+                for key, value in node.value}
+    except TypeError as error:
+        raise SynthError("PARSE_ERROR", "a mapping key is not a string") from error
 
 
 UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
