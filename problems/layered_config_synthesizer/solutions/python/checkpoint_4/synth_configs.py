@@ -732,7 +732,7 @@ def write_outputs(out: Path, results: list[RunResult]) -> None:
                "runs": [result.summary() for result in results]}
     (out / "summary.json").write_text(canonical(summary), encoding="utf-8")
     lines = [line for result in results for line in result.warning_lines()]
-    (out / "warnings.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    (out / "warnings.txt").write_text("".join(f"{line}\n" for line in lines) or "\n", encoding="utf-8")
     violations = [item for result in results for item in result.violations]
     (out / "violations.ndjson").write_text("".join(canonical(item) for item in violations), encoding="utf-8")
 
