@@ -67,9 +67,9 @@ UniqueKeyLoader.yaml_implicit_resolvers = {
     first: [(tag, pattern) for tag, pattern in resolvers if tag not in (BOOL, FLOAT)]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
 UniqueKeyLoader.add_implicit_resolver(BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
-UniqueKeyLoader.add_implicit_resolver(
-    FLOAT, re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
-    list("-+0123456789."))
+YAML12_FLOAT = re.compile(r"""^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?
+                             |[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$""", re.VERBOSE)
+UniqueKeyLoader.add_implicit_resolver(FLOAT, YAML12_FLOAT, list("-+0123456789."))
 
 
 def _mapping_without_duplicates(loader: UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
