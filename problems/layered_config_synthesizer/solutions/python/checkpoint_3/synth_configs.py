@@ -136,7 +136,7 @@ def load_flags(path: Path, label: str) -> dict:
     try:
         data = json.loads(text, object_pairs_hook=_unique_pairs)
     except ValueError as error:
-        raise SynthError("PARSE_ERROR", f"{label}: {error}", label) from error
+        raise SynthError("PARSE_ERROR", f"{label} is invalid", label) from error
     if data is None:
         return {}
     if not isinstance(data, dict):

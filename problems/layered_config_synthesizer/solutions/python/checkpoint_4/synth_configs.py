@@ -138,7 +138,7 @@ def load_flags(path: Path, label: str) -> dict:
     try:
         data = json.loads(text, object_pairs_hook=_unique_pairs)
     except ValueError as error:
-        raise SynthError("PARSE_ERROR", f"{label}: {error}", label) from error
+        raise SynthError("PARSE_ERROR", f"{label} is invalid", label) from error
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -501,9 +501,9 @@ class Profile:
             return []
         found = []
         if world_size > self.max_world_size:
-            found.append(f"world_size {world_size} exceeds max_world_size {self.max_world_size} of {self.name}")
+            found.append(f"world_size exceeds max {self.max_world_size}")
         if self.multiple_of and world_size % self.multiple_of:
-            found.append(f"world_size {world_size} is not a multiple of {self.multiple_of} ({self.name})")
+            found.append(f"world_size must be multiple of {self.multiple_of}")
         return found
 
 
@@ -519,7 +519,7 @@ class Hardware:
         if name is None:
             raise SynthError("UNKNOWN_PROFILE", "no resources.profile and no default_profile", "/resources/profile")
         if name not in self.profiles:
-            raise SynthError("UNKNOWN_PROFILE", f"profile {name} is not in hardware.yaml", "/resources/profile")
+            raise SynthError("UNKNOWN_PROFILE", f"Profile {name} not found", "/resources/profile")
         return self.profiles[name]
 
 
