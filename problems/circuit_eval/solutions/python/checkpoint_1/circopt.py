@@ -28,7 +28,7 @@ flags:
 class CircuitError(Exception):
     """An error reported to the user: its type name, exit code and where it happened."""
 
-    exit_code = 3
+    exit_code: int
 
     def __init__(self, message: str, file: str | None = None, line: int | None = None, col: int | None = None):
         super().__init__(message)
@@ -167,7 +167,7 @@ class Parser:
 
     def expect(self, text: str) -> Token:
         token = self.peek()
-        if token.text != text or token.kind not in ("punct",):
+        if token.text != text:
             raise self.fail(f"expected '{text}', found {token.text or 'end of file'!r}", token)
         return self.take()
 
