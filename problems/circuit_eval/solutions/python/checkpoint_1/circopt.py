@@ -168,7 +168,7 @@ class Parser:
     def expect(self, text: str) -> Token:
         token = self.peek()
         if token.text != text:
-            raise self.fail(f"expected '{text}', found {token.text or 'end of file'!r}", token)
+            raise self.fail(f"expected '{text}' here", token)
         return self.take()
 
     def reject_x(self, token: Token) -> None:
@@ -182,7 +182,7 @@ class Parser:
                 raise self.fail(f"invalid literal {token.text}", token)
             return int(token.text)
         if token.kind != "name":
-            raise self.fail(f"expected an expression, found {token.text or 'end of file'!r}", token)
+            raise self.fail("expected an expression here", token)
         self.reject_x(token)
         if self.peek().text != "(":
             return token.text
@@ -214,8 +214,7 @@ def check_expression(expr: object, declared: set[str], file: str) -> None:
     if isinstance(expr, Call):
         low, high = ARITY[expr.op]
         if len(expr.args) < low or (high is not None and len(expr.args) > high):
-            wanted = f"exactly {low}" if high == low else f"at least {low}"
-            raise ArityError(f"{expr.op} takes {wanted} argument(s), got {len(expr.args)}", file)
+            raise ArityError(f"{expr.op} does not take {len(expr.args)} argument(s)", file)
         for arg in expr.args:
             check_expression(arg, declared, file)
 

@@ -297,7 +297,7 @@ class Parser:
     def expect(self, text: str) -> Token:
         token = self.peek()
         if token.text != text:
-            raise self.fail(f"expected '{text}', found {token.text or 'end of file'!r}", token)
+            raise self.fail(f"expected '{text}' here", token)
         return self.take()
 
     def reject_x(self, token: Token) -> None:
@@ -314,7 +314,7 @@ class Parser:
         if token.text == "{":
             return self.concatenation()
         if token.kind != "name":
-            raise self.fail(f"expected an expression, found {token.text or 'end of file'!r}", token)
+            raise self.fail("expected an expression here", token)
         self.reject_x(token)
         if self.peek().text == "[":
             return self.selection(token.text)
@@ -397,8 +397,7 @@ class Checker:
     def call(self, expr: Call) -> int:
         low, high = ARITY[expr.op]
         if not low <= len(expr.args) <= high:
-            wanted = f"exactly {low}" if high == low else f"at least {low}"
-            raise ArityError(f"{expr.op} takes {wanted} argument(s), got {len(expr.args)}", self.file)
+            raise ArityError(f"{expr.op} does not take {len(expr.args)} argument(s)", self.file)
         widths = [self.width(arg) for arg in expr.args]
         if expr.op in ("MUX", "ITE"):
             self.same(expr.op + " selector", [1, widths[0]])
@@ -521,24 +520,35 @@ def assignment_of(text: str) -> tuple[str, str]:
     return name, value
 
 
+def _set_value(options: EvalOptions, value: str) -> None:
+    name, text = assignment_of(value)
+    options.values[name] = text
+
+
+def _set_default(options: EvalOptions, value: str) -> None:
+    options.default = value
+
+
+def _set_radix(options: EvalOptions, value: str) -> None:
+    if value not in RADICES:
+        raise CliUsageError(f"--radix takes bin, hex or dec, got {value!r}")
+    options.radix = value
+
+
+VALUE_OPTIONS = {"--set": _set_value, "--default": _set_default, "--radix": _set_radix}
+
+
 def parse_eval_args(args: list[str]) -> EvalOptions:
     options, pending = EvalOptions(), list(args)
     while pending:
         arg = pending.pop(0)
         flag, inline, value = arg.partition("=")
-        if flag in ("--set", "--default", "--radix") and not inline:
-            if not pending:
-                raise CliUsageError(f"{flag} needs a value")
-            value = pending.pop(0)
-        if flag == "--set":
-            name, text = assignment_of(value)
-            options.values[name] = text
-        elif flag == "--default":
-            options.default = value
-        elif flag == "--radix":
-            if value not in RADICES:
-                raise CliUsageError(f"--radix takes bin, hex or dec, got {value!r}")
-            options.radix = value
+        if flag in VALUE_OPTIONS:
+            if not inline:
+                if not pending:
+                    raise CliUsageError(f"{flag} needs a value")
+                value = pending.pop(0)
+            VALUE_OPTIONS[flag](options, value)
         elif arg == "--allow-extra":
             options.allow_extra = True
         elif arg.startswith("-"):
