@@ -189,19 +189,22 @@ class Observed:
 def infer_schema(paths: list[str], dialect: dict, mode: str) -> list[Column]:
     observed: dict[str, Observed] = {}
     for path in paths:
-        for row, _line in read_csv(path, dialect):
+        header: list[str] = []
+        for row, _line in read_csv(path, dialect, header):
             for name, text in row.items():
-                column = observed.setdefault(name, Observed())
                 if text:
-                    column.add(text)
+                    observed.setdefault(name, Observed()).add(text)
+        for name in header:
+            observed.setdefault(name, Observed())
     return [Column(name, observed[name].resolve(mode)) for name in sorted(observed)]
 
 
 # ---------------------------------------------------------------- reading and casting
 
 
-def read_csv(path: str, dialect: dict):
-    """Yield (row as name -> text, line number) for each data row; the header names every column."""
+def read_csv(path: str, dialect: dict, header_sink: list[str] | None = None):
+    """Yield (row as name -> text, line number) for each data row; the header names every column (and is
+    appended to ``header_sink`` when given)."""
     try:
         with open(path, encoding="utf-8", newline="") as handle:
             reader = csv.reader(handle, **dialect)
@@ -210,6 +213,8 @@ def read_csv(path: str, dialect: dict):
                 return
             if len(set(header)) != len(header):
                 raise MergeError(2, f'input file "{path}" names a column twice')
+            if header_sink is not None:
+                header_sink.extend(header)
             for cells in reader:
                 if cells:
                     yield dict(zip(header, cells, strict=False)), reader.line_num

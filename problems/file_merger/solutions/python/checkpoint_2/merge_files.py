@@ -215,8 +215,9 @@ def infer_schema(sources: list[Source], dialect: dict, mode: str, strategy: str)
                 if text:
                     overall[name].add(text)
                     in_file.setdefault(name, Observed()).add(text)
-        for name, kind in source.declared.items():
+        for name in source.columns:
             overall.setdefault(name, Observed())
+        for name, kind in source.declared.items():
             votes.setdefault(name, []).append(("parquet", kind))
         if source.format != "parquet":
             for name, observed in in_file.items():

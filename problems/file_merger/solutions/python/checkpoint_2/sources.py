@@ -26,6 +26,7 @@ class Source:
     format: str
     gzip: bool
     declared: dict[str, str] = field(default_factory=dict)
+    columns: list[str] = field(default_factory=list)
 
 
 def _first_bytes(path: str, count: int, compressed: bool) -> bytes:
@@ -117,7 +118,7 @@ def read_csv(source: Source, dialect: dict):
         header = next(reader, None)
         if header is None:
             return
-        header = _check_header(header, source.path)
+        header = source.columns = _check_header(header, source.path)
         for cells in reader:
             if cells:
                 yield {name: cell or None for name, cell in zip(header, cells, strict=False)}, reader.line_num
@@ -128,7 +129,7 @@ def read_tsv(source: Source, _dialect: dict):
         first = handle.readline()
         if not first:
             raise MergeError(5, f'tsv file "{source.path}" has no header row')
-        header = _check_header(first.rstrip("\r\n").split("\t"), source.path)
+        header = source.columns = _check_header(first.rstrip("\r\n").split("\t"), source.path)
         for line_number, line in enumerate(handle, start=2):
             line = line.rstrip("\r\n")
             if not line:
@@ -188,7 +189,7 @@ def parquet_file(source: Source):
 
 def read_parquet(source: Source, _dialect: dict):
     parquet = parquet_file(source)
-    names = parquet.schema_arrow.names
+    names = source.columns = parquet.schema_arrow.names
     row_number = 0
     for group in range(parquet.num_row_groups):
         for row in parquet.read_row_group(group, use_threads=False).to_pylist():
