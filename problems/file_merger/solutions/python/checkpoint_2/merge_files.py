@@ -343,9 +343,10 @@ def key_columns(raw: str, schema: list[Column]) -> list[int]:
     return [positions[name] for name in names]
 
 
-def write_output(target: str, header: list[str], rows) -> None:
+def write_output(target: str, header: list[str], rows, dialect: dict) -> None:
+    """The CSV in the dialect of the inputs (quote and escape characters), on stdout or moved into place."""
     if target == "-":
-        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer = csv.writer(sys.stdout, lineterminator="\n", **dialect)
         writer.writerow(header)
         writer.writerows(rows)
         return
@@ -354,7 +355,7 @@ def write_output(target: str, header: list[str], rows) -> None:
     descriptor, temporary = tempfile.mkstemp(prefix=".merge-", suffix=".tmp", dir=directory)
     try:
         with open(descriptor, "w", encoding="utf-8", newline="") as handle:
-            writer = csv.writer(handle, lineterminator="\n")
+            writer = csv.writer(handle, lineterminator="\n", **dialect)
             writer.writerow(header)
             writer.writerows(rows)
         os.replace(temporary, target)
@@ -382,7 +383,7 @@ def run(args: argparse.Namespace) -> None:
                 cast_cells = [cast(row.get(column.name), column, settings, f"file={name} line={line}")
                               for column in schema]
                 sorter.add(tuple(cast_cells[i][1] for i in keys), [text for text, _ in cast_cells])
-        write_output(args.output, [column.name for column in schema], sorter.merged())
+        write_output(args.output, [column.name for column in schema], sorter.merged(), dialect)
     finally:
         sorter.close()
 
