@@ -21,14 +21,15 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from itertools import count
 from pathlib import Path
+from typing import NamedTuple
 
 from errors import MergeError
 from sources import Source, open_sources, rows_of
 
 TYPES = ("string", "int", "float", "bool", "date", "timestamp")
 DETECTION_ORDER = ("bool", "int", "float", "date", "timestamp")
-RANK = {"bool": 0, "int": 1, "float": 2, "date": 3, "timestamp": 4, "string": 5, "kept": 6}
 INT_RE = re.compile(r"[+-]?\d+")
 DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 TIMESTAMP_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?")
@@ -169,7 +170,7 @@ class Observed:
         self.strict = join(self.strict, detect(text))
         for kind in DETECTION_ORDER:
             self.all_of[kind] &= PARSERS[kind](text) is not None
-        self.temporal &= self.all_of["date"] or parse_timestamp(text) is not None
+        self.temporal &= parse_date(text) is not None or parse_timestamp(text) is not None
         self.any_timestamp |= parse_timestamp(text) is not None
 
     def resolve(self, mode: str) -> str:
@@ -228,24 +229,27 @@ def infer_schema(sources: list[Source], dialect: dict, mode: str, strategy: str)
 # ---------------------------------------------------------------- casting
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     null: str
     on_error: str
+
+
+NULL_KEY = (False, False, None)
+"""The sort component of a null cell: before every value (typed values, then kept strings)."""
 
 
 def cast(text: str | None, column: Column, settings: Settings, where: str) -> tuple[str, tuple]:
     """The output text and sort component of one cell."""
     if text is None or text == "":
-        return settings.null, (0, 0, 0)
+        return settings.null, NULL_KEY
     value = PARSERS[column.type](text)
     if value is not None:
-        return format_value(column.type, value), (1, RANK[column.type], value)
+        return format_value(column.type, value), (True, False, value)
     if settings.on_error == "fail":
         raise MergeError(4, f'cannot cast "{text}" to {column.type} in column "{column.name}" ({where})')
     if settings.on_error == "keep-string":
-        return text, (1, RANK["kept"], text)
-    return settings.null, (0, 0, 0)
+        return text, (True, True, text)
+    return settings.null, NULL_KEY
 
 
 # ---------------------------------------------------------------- external sort
@@ -261,11 +265,11 @@ class Sorter:
         self.buffer: list[tuple] = []
         self.used = 0
         self.runs: list[str] = []
-        self.sequence = 0
+        self.sequence = count()
 
     def add(self, key: tuple, cells: list[str]) -> None:
-        self.sequence += 1
-        order = -self.sequence if self.descending else self.sequence
+        position = next(self.sequence)
+        order = -position if self.descending else position
         self.buffer.append((key, order, cells))
         self.used += 200 + sum(len(cell) for cell in cells) * 2
         if self.used >= self.budget:
@@ -287,7 +291,7 @@ class Sorter:
             yield cells
 
     def close(self) -> None:
-        shutil.rmtree(self.directory, ignore_errors=True)
+        shutil.rmtree(self.directory)
 
 
 def read_run(path: str):
