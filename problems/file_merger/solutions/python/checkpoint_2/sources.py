@@ -138,7 +138,7 @@ def read_tsv(source: Source, _dialect: dict):
             if len(cells) != len(header):
                 raise MergeError(5, f"tsv row has {len(cells)} fields, not {len(header)} "
                                     f"(file={source.path} line={line_number})")
-            yield {name: cell or None for name, cell in zip(header, cells, strict=False)}, line_number
+            yield {name: cells[index] or None for index, name in enumerate(header)}, line_number
 
 
 def read_jsonl(source: Source, _dialect: dict):

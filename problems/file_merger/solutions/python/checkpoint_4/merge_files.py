@@ -164,14 +164,12 @@ class Observed:
         self.strict: str | None = None
         self.all_of = {kind: True for kind in DETECTION_ORDER}
         self.temporal = True
-        self.any_timestamp = False
 
     def add(self, text: str) -> None:
         self.strict = join(self.strict, detect(text))
         for kind in DETECTION_ORDER:
             self.all_of[kind] &= PARSERS[kind](text) is not None
         self.temporal &= parse_date(text) is not None or parse_timestamp(text) is not None
-        self.any_timestamp |= parse_timestamp(text) is not None
 
     def resolve(self, mode: str) -> str:
         if self.strict is None:
@@ -181,7 +179,7 @@ class Observed:
         for kind in ("bool", "int", "float", "date"):
             if self.all_of[kind]:
                 return kind
-        return "timestamp" if self.temporal and self.any_timestamp else "string"
+        return "timestamp" if self.temporal else "string"  # not all dates, so some timestamp
 
 
 def join_all(kinds: list[str]) -> str:
