@@ -9,7 +9,7 @@ import os
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import quote
 
 SAFE = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
@@ -49,8 +49,9 @@ def segment(column: str, text: str | None) -> str:
     return f"{column}={NULL_SEGMENT if text is None else quote(text, safe=SAFE)}"
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):
+    """The part-file limits: rows per file and bytes per file, each None when not given."""
+
     rows: int | None
     bytes: int | None
 
@@ -73,7 +74,6 @@ class PartWriter:
         self.limits = limits
         self.directory: str | None = None
         self.handle = None
-        self.number = 0
         self.rows = 0
         self.size = 0
 
