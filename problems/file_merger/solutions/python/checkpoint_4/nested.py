@@ -17,25 +17,25 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 SEGMENT = re.compile(r'\.([A-Za-z_][A-Za-z0-9_]*|\d+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]')
 
 
-@dataclass(frozen=True)
+@dataclass
 class Struct:
     fields: tuple[tuple[str, object], ...]
     kind = "struct"
 
 
-@dataclass(frozen=True)
+@dataclass
 class Array:
     element: object
     kind = "array"
 
 
-@dataclass(frozen=True)
+@dataclass
 class Map:
     value: object
     kind = "map"
 
 
-@dataclass(frozen=True)
+@dataclass
 class Json:
     kind = "json"
 
