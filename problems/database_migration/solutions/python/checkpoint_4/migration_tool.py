@@ -590,11 +590,14 @@ def roll_back(db, version, description, stored):
     for undo, operation in undo_steps(version, json.loads(stored)):
         try:
             fields = undo(db, operation)
-            check_foreign_keys(db)
         except MigrationError as error:
             if str(error).startswith("cannot rollback"):
                 raise
             raise MigrationError(f"rollback failed: {error}") from None
+        try:
+            check_foreign_keys(db)
+        except MigrationError as error:
+            raise MigrationError(f"cannot rollback: foreign key constraint violation: {error}") from None
         events.append({"event": "operation_rolled_back", "type": operation["type"], **fields, "version": version})
     db.execute("DELETE FROM _migrations WHERE version = ?", (version,))
     return events + [{"event": "rollback_complete", "version": version}]
