@@ -648,8 +648,7 @@ def validate_against(directory, migration):
     graph[version] = migration
     cycle = find_cycle(graph)
     if cycle:
-        if depends_on:
-            emit({"event": "dependency_check", "version": version, "depends_on": depends_on, "status": "ok"})
+        emit({"event": "dependency_check", "version": version, "depends_on": depends_on, "status": "ok"})
         emit({"event": "circular_dependency_detected", "cycle": cycle, "status": "error"})
         raise circular(cycle)
     try:
@@ -658,8 +657,7 @@ def validate_against(directory, migration):
         emit({"event": "dependency_check", "version": version, "depends_on": depends_on, "status": "error",
               "message": str(error)})
         raise
-    if depends_on:
-        emit({"event": "dependency_check", "version": version, "depends_on": depends_on, "status": "ok"})
+    emit({"event": "dependency_check", "version": version, "depends_on": depends_on, "status": "ok"})
     check_graph(graph)
 
 
@@ -681,6 +679,8 @@ def validate(migration_path, directory=None):
 
 
 def migrate_all(directory, database_path):
+    if not os.path.isdir(directory):
+        raise MigrationError(f"invalid migrations directory: {directory}")
     emit({"event": "scan_started", "directory": directory})
     graph = {migration["version"]: migration for _, migration in scan(directory, announce=True)}
     emit({"event": "scan_complete", "migrations_found": len(graph)})
