@@ -334,7 +334,8 @@ TABLES = frozenset({"csv", "tsv", "markdown_table", "fields_table"})
 """Formats whose cells are text that :func:`typed` can read as numbers, booleans and nulls."""
 
 INTEGER = re.compile(r"[+-]?[0-9]+")
-DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""A number as it is written in a text: sign, digits, decimal point, exponent (a typed cell, a number in a line)."""
 BOOLEANS = {"true": True, "false": False}
 NULLS = frozenset({"", "null"})
 """Cell texts (stripped, lower-cased) that are null in a typed column."""

@@ -9,12 +9,12 @@ head and tail are set aside, and only the lines shown are rendered.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass
 
 import patiencediff
 
+from scbench.formats import DECIMAL
 from scbench.grade.show import MAX_DIFF_LINES, MAX_LINE, cut_line, cut_lines, visible
 from scbench.problem.model import Tolerance
 
@@ -320,14 +320,10 @@ def regex_mismatch(pattern: str, actual: str) -> str:
     return f"expected text matching /{pattern}/, actual:\n{shown}"
 
 
-NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
-"""A number as it is written in a text: sign, digits, decimal point, exponent."""
-
-
 def _snapped(expected: str, actual: str, tolerance: Tolerance) -> str:
     """The ``actual`` line with each number within ``tolerance`` of the number at the same place in the
     ``expected`` line written as there; unchanged unless both lines hold as many numbers."""
-    wanted, found = NUMBER.findall(expected), list(NUMBER.finditer(actual))
+    wanted, found = DECIMAL.findall(expected), list(DECIMAL.finditer(actual))
     if len(wanted) != len(found):
         return actual
     pieces, end = [], 0
