@@ -31,6 +31,11 @@ def _name(case: CompiledCase) -> str:
     return f"{case.checkpoint}/{case.case.id}"
 
 
+def _key(case: CompiledCase) -> str:
+    """The group ``case`` belongs to, named with its checkpoint (group names are a case file's own)."""
+    return f"{case.checkpoint}:{case.group}"
+
+
 def _setup_step(failures: list[Failure]) -> list[StepResult]:
     """The step that stands for a failed group setup in each case of the group (none when it passed)."""
     return [StepResult(name="group setup", passed=False, failures=failures)] if failures else []
@@ -63,7 +68,7 @@ class GroupRuns:
         self.members: dict[str, list[Item]] = defaultdict(list)
         for item in bundle.suite(number):
             if item[0].group is not None:
-                self.members[f"{item[0].checkpoint}:{item[0].group}"].append(item)
+                self.members[_key(item[0])].append(item)
         checkpoints = {checkpoint.name: checkpoint for checkpoint in bundle.checkpoints}
         self.specs: dict[str, CaseGroup] = {key: checkpoints[items[0][0].checkpoint].groups[items[0][0].group]
                                             for key, items in self.members.items()}
@@ -73,7 +78,7 @@ class GroupRuns:
 
     def result(self, item: Item) -> CaseResult:
         """The result of grouped case ``item``, running its whole group first if no other thread has."""
-        key = f"{item[0].checkpoint}:{item[0].group}"
+        key = _key(item[0])
         with self.lock:
             first = key not in self.started
             self.started.add(key)
