@@ -233,19 +233,38 @@ def test_regression_ignore_holds_at_every_later_checkpoint(kv_copy):
         ("count_data_placeholder", True)]
 
 
-def test_check_with_regressions_last_runs_them_at_each_tracks_last_reference_only(kv_copy):
+COUNT_JS = """
+commands.count = (path) => {
+  const text = fs.readFileSync(path, "utf8");
+  const lines = text.split("\\n").length - (text.endsWith("\\n") ? 1 : 0);
+  const words = text.split(/\\s+/).filter(Boolean).length;
+  process.stdout.write(JSON.stringify({ lines, words, ratio: Math.round((words / lines) * 1000) / 1000 }) + "\\n");
+};
+"""
+"""kv's checkpoint 2 command for the node reference, added before its last line (the dispatch)."""
+
+
+def test_check_with_regressions_last_runs_them_at_the_last_checkpoints_reference_only(kv_copy):
     add_checkpoint_3(kv_copy)
     shutil.copytree(kv_copy / "solutions/python/checkpoint_2", kv_copy / "solutions/python/checkpoint_3")
+    program = (kv_copy / "solutions/node/checkpoint_1/kv.js").read_text().splitlines(keepends=True)
+    for number in (2, 3):
+        (kv_copy / f"solutions/node/checkpoint_{number}").mkdir()
+        (kv_copy / f"solutions/node/checkpoint_{number}/kv.js").write_text("".join(program[:-1]) + COUNT_JS
+                                                                            + program[-1])
     replace_in(kv_copy / "config.yaml", "checkpoint_2: {order: 2}",
                "checkpoint_2: {order: 2}\n  checkpoint_3: {order: 3}")
     runs = {regressions: [(run["track"], run["checkpoint"], run["summary"]["counts"]["regression"]["total"])
                           for run in json.loads(scbench("check", kv_copy, "--json", "--regressions",
                                                         regressions).stdout)["runs"]]
             for regressions in ("every", "last")}
-    assert runs == {"every": [("node", "checkpoint_1", 0), ("python", "checkpoint_1", 0),
-                              ("python", "checkpoint_2", 3), ("python", "checkpoint_3", 5)],
-                    "last": [("node", "checkpoint_1", 0), ("python", "checkpoint_1", 0),
-                             ("python", "checkpoint_2", 0), ("python", "checkpoint_3", 5)]}
+    # every case still runs as a regression once: on node's reference at the last checkpoint (node < python)
+    assert runs == {"every": [("node", "checkpoint_1", 0), ("node", "checkpoint_2", 3), ("node", "checkpoint_3", 5),
+                              ("python", "checkpoint_1", 0), ("python", "checkpoint_2", 3),
+                              ("python", "checkpoint_3", 5)],
+                    "last": [("node", "checkpoint_1", 0), ("node", "checkpoint_2", 0), ("node", "checkpoint_3", 5),
+                             ("python", "checkpoint_1", 0), ("python", "checkpoint_2", 0),
+                             ("python", "checkpoint_3", 0)]}
 
 
 def test_regression_retire_stops_an_earlier_case_from_that_checkpoint_on(kv_copy):

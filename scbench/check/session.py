@@ -101,11 +101,11 @@ def _run_problems(ref: Reference, results: RunResults) -> Iterator[str]:
 
 def _run_references(root: Path, bundle: Bundle, found: list[Reference], run, report: CheckReport,
                     options: CheckOptions) -> None:
-    last = {ref.track: ref.number for ref in found}  # found is sorted by track, then checkpoint
-    for ref in found:
-        if ref.track not in tracks() or ref.number > len(bundle.checkpoints):
-            continue
-        selection = Selection(regressions=options.regressions == "every" or ref.number == last[ref.track])
+    usable = [ref for ref in found if ref.track in tracks() and ref.number <= len(bundle.checkpoints)]
+    # found is sorted by track, then checkpoint: the first track's reference at the problem's last checkpoint
+    whole = max(usable, key=lambda ref: ref.number, default=None)
+    for ref in usable:
+        selection = Selection(regressions=options.regressions == "every" or ref == whole)
         target = Target(ref.path, ref.track, sandbox=options.sandbox, toolchains=REFERENCES)
         try:
             results = run(bundle, ref.number, target, selection=selection)
@@ -128,8 +128,9 @@ class CheckOptions:
     """What ``check`` does beyond running the references: ``repeat`` > 1 reruns every case that
     many times to find flaky ones; ``mutants`` computes the mutation score of each python reference;
     ``sandbox`` is the level the references run in (``None``: the first available); ``regressions`` says
-    which references also run the earlier checkpoints' cases: ``every`` one, or only each track's ``last``
-    (every case of the problem still runs on some reference, in a fraction of the case runs)."""
+    which references also run the earlier checkpoints' cases: ``every`` one, or only the ``last``: the
+    reference at the problem's last checkpoint in the first track (by name) that has one, so every case of the
+    problem still runs once as a regression, in a fraction of the case runs."""
 
     repeat: int = 1
     mutants: bool = False

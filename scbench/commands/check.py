@@ -24,8 +24,9 @@ def check_command(
     sandbox: SandboxOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
     regressions: Annotated[Literal["every", "last"], typer.Option(
-        help="which references also run the earlier checkpoints' cases: every one, or only each track's last "
-             "(every case still runs, in far fewer case runs)")] = "every",
+        help="which references also run the earlier checkpoints' cases: every one, or only the reference at the "
+             "last checkpoint (the first track by name that has one: every case still runs, in far fewer case "
+             "runs)")] = "every",
 ) -> None:
     """Compile, lint, then run every reference solution of every track on its checkpoint plus
     regressions. The report goes to stdout, progress to stderr. Exit 1 on any inconsistency
