@@ -2,9 +2,15 @@
 # Sandboxes that contain solutions (scbench/sandbox/): bubblewrap, a Docker engine, and the docker
 # sandbox's image built without a registry (debootstrap + docker import). Idempotent: installs only
 # what is missing, starts dockerd only when no engine answers, builds the image only when absent.
-# Cost on a fresh machine: about 1 minute of apt, 3 to 5 minutes of image build; nothing when done.
+# Cost on a fresh machine: about 1 minute of apt, 3 to 5 minutes of image build; nothing when done. The venv's
+# install (about a minute) runs beside apt and dockerd's start; apt waits for the lock other scripts hold.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+
+if [ ! -x .venv/bin/scbench ]; then
+    { python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]'; } &
+    venv=$!
+fi
 
 missing=()
 command -v bwrap >/dev/null || missing+=(bubblewrap)
@@ -12,8 +18,8 @@ command -v dockerd >/dev/null || missing+=(docker.io)
 command -v debootstrap >/dev/null || missing+=(debootstrap)
 command -v strace >/dev/null || missing+=(strace)  # tests delay a syscall with it
 if [ ${#missing[@]} -gt 0 ]; then
-    apt-get update -q
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+    flock /tmp/scbench-apt.lock sh -c 'apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -q --no-install-recommends "$@"' apt "${missing[@]}"
 fi
 
 if ! docker info >/dev/null 2>&1; then
@@ -25,7 +31,7 @@ if ! docker info >/dev/null 2>&1; then
     docker info >/dev/null
 fi
 
-[ -x .venv/bin/scbench ] || { python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]'; }
+[ -z "${venv:-}" ] || wait "$venv"
 if ! docker image inspect "$(.venv/bin/python -c 'from scbench.sandbox.docker import IMAGE; print(IMAGE)')" \
         >/dev/null 2>&1; then
     .venv/bin/scbench sandbox build-image
