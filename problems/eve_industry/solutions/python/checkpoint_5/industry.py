@@ -435,6 +435,11 @@ def per_run(quantity: int, me: int) -> Fraction:
     return max(Fraction(1), Fraction(quantity * (100 - me), 100))
 
 
+def units_for_jobs(quantity: int, me: int, runs: list[int]) -> int:
+    """Units of a material the jobs of `runs` runs each take, each job rounded up on its own."""
+    return sum(math.ceil(per_run(quantity, me) * job_runs) for job_runs in runs)
+
+
 def split_runs(runs: int, run_days: Fraction, limit: Fraction) -> list[int]:
     """The runs of each job when `runs` runs of `run_days` days each are split to stay within `limit` days."""
     most = max(1, math.floor(limit / run_days))
@@ -501,7 +506,7 @@ class Plan:
         self.add_jobs(blueprint, activity, runs, te, spec.count)
         needs: dict[int, int] = {}
         for material, quantity in self.sde.materials.get((blueprint, activity), []):
-            units = sum(math.ceil(per_run(quantity, me) * job_runs) for job_runs in runs) * spec.count
+            units = units_for_jobs(quantity, me, runs) * spec.count
             if self.sde.buildable(material):
                 needs[material] = needs.get(material, 0) + units
             else:
@@ -540,9 +545,9 @@ class Plan:
         bought_runs = self.split(blueprint, activity, runs, 0 if ship else te)
         for material, quantity in self.sde.materials.get((blueprint, activity), []):
             if self.sde.buildable(material):
-                needs[material] = needs.get(material, 0) + math.ceil(per_run(quantity, me) * runs)
+                needs[material] = needs.get(material, 0) + units_for_jobs(quantity, me, [runs])
             else:
-                self.add(material, sum(math.ceil(per_run(quantity, me) * job_runs) for job_runs in bought_runs))
+                self.add(material, units_for_jobs(quantity, me, bought_runs))
 
     def write(self, directory: Path) -> None:
         """materials.csv and jobs.csv in `directory`."""
