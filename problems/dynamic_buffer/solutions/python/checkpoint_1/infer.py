@@ -217,7 +217,6 @@ def _linear(name, pairs, columns):
         second = ins.index(max(ins))
         a = (outs[second] - outs[first]) / (ins[second] - ins[first])
         b = outs[first] - a * ins[first]
-        a, b = round(a, 9), round(b, 9)
         if all(_close(a * x + b, y) for x, y in zip(ins, outs, strict=True)):
             return {"kind": "linear", "source": source, "a": a, "b": b}
     return None
