@@ -2,6 +2,7 @@
 
 import csv
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -45,8 +46,7 @@ def _linear(spec, value):
     number = _number(value)
     if number is None:
         return None
-    result = spec["a"] * number + spec["b"]
-    return int(round(result)) if abs(result - round(result)) < 1e-9 else result
+    return spec["a"] * number + spec["b"]
 
 
 def _split(spec, value):
@@ -113,18 +113,23 @@ class _Progress:
             self.file = os.path.join(cache_dir, f"progress-{key}.json")
 
     def start(self):
+        """The rows an unfinished earlier pass yielded (0 without one)."""
         if self.file is None or not os.path.exists(self.file):
             return 0
         with open(self.file, encoding="utf-8") as handle:
-            state = json.load(handle)
-        return 0 if state.get("complete") else int(state.get("yielded", 0))
+            return json.load(handle)["yielded"]
 
-    def save(self, yielded, complete=False):
+    def save(self, yielded):
         if self.file is None:
             return
         with open(self.file + ".tmp", "w", encoding="utf-8") as handle:
-            json.dump({"yielded": yielded, "complete": complete}, handle)
+            json.dump({"yielded": yielded}, handle)
         os.replace(self.file + ".tmp", self.file)
+
+    def finish(self):
+        """A pass ran to the end: the next one starts from the first row."""
+        if self.file is not None and os.path.exists(self.file):
+            os.remove(self.file)
 
 
 class DynamicPreprocessor:
@@ -137,12 +142,8 @@ class DynamicPreprocessor:
     def __call__(self, path):
         progress = _Progress(self.cache_dir, path)
         skip = progress.start()
-        yielded = 0
-        for batch in _batches(_rows(path), self.buffer):
-            for row in [_transform(row) for row in batch if _keep(row)]:
-                yielded += 1
-                if yielded <= skip:
-                    continue
-                progress.save(yielded)
-                yield row
-        progress.save(yielded, complete=True)
+        kept = (_transform(row) for batch in _batches(_rows(path), self.buffer) for row in batch if _keep(row))
+        for yielded, row in enumerate(itertools.islice(kept, skip, None), start=skip + 1):
+            progress.save(yielded)
+            yield row
+        progress.finish()

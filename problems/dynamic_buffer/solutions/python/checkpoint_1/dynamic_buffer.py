@@ -41,7 +41,8 @@ def generate(module: str, output: Path, sample: Path, language: str) -> Path:
     return written
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line and write the module; exit 1 with the reason when that fails."""
     parser = argparse.ArgumentParser(prog="dynamic_buffer", description=__doc__)
     parser.add_argument("module")
     parser.add_argument("--output", required=True, type=Path)
@@ -53,10 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         generate(args.module, args.output, args.sample, args.language)
     except (ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    return 0
+        sys.exit(f"error: {error}")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -3,6 +3,7 @@ column is made from an input row. The rules and their order of preference are th
 
 from __future__ import annotations
 
+import math
 import re
 from itertools import combinations
 
@@ -46,7 +47,7 @@ def align(inputs: list[dict], outputs: list[dict]) -> list[int]:
     n, m = len(outputs), len(inputs)
     best = [[0] * (m + 1) for _ in range(n + 1)]
     for j in range(n - 1, -1, -1):
-        best[j][m] = -10**9
+        best[j][m] = -math.inf  # no input row left for output row j
         for i in range(m - 1, -1, -1):
             best[j][i] = max(best[j][i + 1], score[j][i] + best[j + 1][i + 1])
     matched, i = [], 0
@@ -216,7 +217,6 @@ def _linear(name, pairs, columns):
         second = ins.index(max(ins))
         a = (outs[second] - outs[first]) / (ins[second] - ins[first])
         b = outs[first] - a * ins[first]
-        a, b = round(a, 9), round(b, 9)
         if all(_close(a * x + b, y) for x, y in zip(ins, outs, strict=True)):
             return {"kind": "linear", "source": source, "a": a, "b": b}
     return None

@@ -31,11 +31,8 @@ class Source:
 
 def _first_bytes(path: str, count: int, compressed: bool) -> bytes:
     opener = gzip.open if compressed else open
-    try:
-        with opener(path, "rb") as handle:
-            return handle.read(count)
-    except OSError:
-        return b""
+    with opener(path, "rb") as handle:
+        return handle.read(count)
 
 
 def _compression(path: str, mode: str) -> bool:
@@ -175,7 +172,7 @@ def parquet_file(source: Source):
     with _binary_handle(source) as handle:
         raw = handle.read()
     try:
-        parquet = pq.ParquetFile(pa.BufferReader(raw), pre_buffer=False)
+        parquet = pq.ParquetFile(pa.BufferReader(raw))
     except (pa.ArrowInvalid, OSError) as error:
         raise MergeError(5, f'cannot read parquet file "{source.path}": {error}') from None
     for column in parquet.schema_arrow:

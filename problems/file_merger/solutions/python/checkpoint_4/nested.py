@@ -134,7 +134,7 @@ def _parse_map(body, aliases: Aliases) -> Map:
 # ---------------------------------------------------------------- field paths
 
 
-@dataclass(frozen=True)
+@dataclass
 class FieldPath:
     """A key or partition path: its text, its column's position and the steps below it (str field or map
     key, int index)."""

@@ -57,8 +57,6 @@ class Limits(NamedTuple):
 
     def full(self, rows: int, size: int, next_size: int) -> bool:
         """Whether a file holding ``rows`` rows in ``size`` bytes must be closed before a row of ``next_size``."""
-        if rows == 0:
-            return False
         if self.rows is not None and rows >= self.rows:
             return True
         return self.bytes is not None and size + next_size > self.bytes
@@ -74,8 +72,6 @@ class PartWriter:
         self.limits = limits
         self.directory: str | None = None
         self.handle = None
-        self.rows = 0
-        self.size = 0
 
     def write(self, cells: list[str], segments: tuple[str, ...]) -> None:
         directory = os.path.join(self.root, *segments)

@@ -32,11 +32,8 @@ class Source:
 
 def _first_bytes(path: str, count: int, compressed: bool) -> bytes:
     opener = gzip.open if compressed else open
-    try:
-        with opener(path, "rb") as handle:
-            return handle.read(count)
-    except OSError:
-        return b""
+    with opener(path, "rb") as handle:
+        return handle.read(count)
 
 
 def _compression(path: str, mode: str) -> bool:
@@ -195,15 +192,13 @@ def parquet_file(source: Source):
     with _binary_handle(source) as handle:
         raw = handle.read()
     try:
-        parquet = pq.ParquetFile(pa.BufferReader(raw), pre_buffer=False)
+        parquet = pq.ParquetFile(pa.BufferReader(raw))
     except (pa.ArrowInvalid, OSError) as error:
         raise MergeError(5, f'cannot read parquet file "{source.path}": {error}') from None
     for column in parquet.schema_arrow:
-        if pa.types.is_nested(column.type):
-            if not source.nested:
-                raise MergeError(6, "nested structure requires provided --schema")
-            continue
-        kind = _arrow_kind(column.type)
+        if pa.types.is_nested(column.type) and not source.nested:
+            raise MergeError(6, "nested structure requires provided --schema")
+        kind = _arrow_kind(column.type)  # None for a nested column: it casts no vote
         if kind:
             source.declared[column.name] = kind
     return parquet
