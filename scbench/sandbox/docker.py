@@ -35,7 +35,7 @@ from scbench.sandbox.limits import MIB
 from scbench.sandbox.process import MARKER, BoundedReader, Process, feed, pipe_chunks
 from scbench.sandbox.spawner import SOCKET, receive_line, send_line
 
-IMAGE = os.environ.get("SCBENCH_DOCKER_IMAGE", "scbench-sandbox:5")
+IMAGE = os.environ.get("SCBENCH_DOCKER_IMAGE", "scbench-sandbox:6")
 """The image runs use; ``scbench sandbox build-image`` builds it. Its tag is the version of the
 recipe (:mod:`scbench.sandbox.image`): a changed recipe gets a new tag, so that machines build it."""
 
