@@ -539,7 +539,10 @@ public:
             whole_ = parse_json(all.str());
         } else if (format_ == "csv" || format_ == "tsv") {
             std::string line;
-            while (header_.empty() && std::getline(in_, line)) header_ = cells(line);
+            while (header_.empty() && std::getline(in_, line)) {
+                if (!line.empty() && line.back() == '\r') line.pop_back();
+                if (!line.empty()) header_ = cells(line);
+            }
         }
     }
 
