@@ -325,7 +325,7 @@ def test_sandbox_list_states_what_each_level_contains_and_what_not():
         elif line.startswith("  contains: "):
             current.append(line.removeprefix("  contains: ").split(":")[0])
     assert done.returncode == 0
-    assert levels == dict.fromkeys(("bwrap", "docker", "local"), ["processes", "files", "network", "uid"])
+    assert levels == dict.fromkeys(("bwrap", "docker", "local"), ["processes", "files", "network", "uid", "toolchains"])
 
 
 def test_a_docker_engine_that_is_not_this_machines_is_refused():

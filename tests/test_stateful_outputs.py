@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import scbench
+from conftest import needs_level, scbench
 
 RUNNER = "import sys\nexec(sys.argv[1])\n"
 """The solution of every case here: it runs its first argument as Python, in the case's working dir."""
@@ -30,10 +30,11 @@ def problem(tmp_path: Path) -> Path:
     return root
 
 
-def failures(problem: Path, cases: list[dict], out: Path) -> dict[str, list[tuple[str, str]]]:
-    """Each case's failures ``(target, message)`` after ``scbench eval`` of the runner on ``cases``."""
+def failures(problem: Path, cases: list[dict], out: Path, *options: str) -> dict[str, list[tuple[str, str]]]:
+    """Each case's failures ``(target, message)`` after ``scbench eval`` of the runner on ``cases`` (``options``
+    added to its command line)."""
     (problem / "cases/checkpoint_1/core.yaml").write_text(yaml.safe_dump({"cases": cases}, sort_keys=False))
-    done = scbench("eval", problem, "-c", 1, "-s", problem / "solutions/python/checkpoint_1", "--out", out)
+    done = scbench("eval", problem, "-c", 1, "-s", problem / "solutions/python/checkpoint_1", "--out", out, *options)
     assert done.returncode in (0, 1), done.stderr
     results = json.loads((out / "results.json").read_text())
     return {case["id"]: [(f["target"], f["message"]) for step in case["steps"] for f in step["failures"]]
@@ -306,13 +307,26 @@ CRATE = {"k/Cargo.toml": '[package]\nname = "k"\nversion = "0.1.0"\nedition = "2
          "k/src/lib.rs": "pub fn answer() -> i32 { 42 }\n",
          "use.rs": 'fn main() { println!("{}", k::answer()); }\n'}
 """A crate without dependencies and a program using it, as a generator of Rust code leaves them."""
+CRATE_STEPS = [{"name": "cargo", "run": ["sh", "-c", "cd k && cargo build --release --offline --quiet"]},
+               {"name": "rustc", "run": ["rustc", "--edition", "2021", "--extern", "k=k/target/release/libk.rlib",
+                                         "-o", "use", "use.rs"]},
+               {"name": "use", "run": ["./use"], "expect": {"stdout": "42\n"}}]
+"""Build the crate offline, then the program against it (as dynamic_buffer's cases do), and run it."""
 
 
 @pytest.mark.skipif(shutil.which("cargo") is None or shutil.which("bwrap") is None, reason="needs cargo and bwrap")
 def test_a_harness_owned_step_builds_a_crate_with_rustups_cargo_under_bwrap(problem, tmp_path):
-    steps = [{"name": "cargo", "run": ["sh", "-c", "cd k && cargo build --release --offline --quiet"]},
-             {"name": "rustc", "run": ["rustc", "--edition", "2021", "--extern", "k=k/target/release/libk.rlib",
-                                       "-o", "use", "use.rs"]},
-             {"name": "use", "run": ["./use"], "expect": {"stdout": "42\n"}}]
-    found = failures(problem, [{"id": "crate", "files": CRATE, "steps": steps}], tmp_path / "results")
+    found = failures(problem, [{"id": "crate", "files": CRATE, "steps": CRATE_STEPS}], tmp_path / "results")
     assert found == {"crate": []}
+
+
+@needs_level("docker")
+def test_the_docker_image_builds_cpp_and_a_crate_offline_in_harness_owned_steps(problem, tmp_path):
+    # before image 6 the image had python3 and node only: g++ and cargo were not found
+    program = {"use.cpp": '#include <iostream>\n#include <optional>\nint main() { std::optional<int> x = 42; '
+                          'std::cout << *x << "\\n"; }\n'}
+    cpp = [{"name": "g++", "run": ["g++", "-std=c++17", "-o", "use", "use.cpp"]},
+           {"name": "use", "run": ["./use"], "expect": {"stdout": "42\n"}}]
+    cases = [{"id": "crate", "files": CRATE, "steps": CRATE_STEPS}, {"id": "cpp", "files": program, "steps": cpp}]
+    found = failures(problem, cases, tmp_path / "results", "--sandbox", "docker")
+    assert found == {"crate": [], "cpp": []}

@@ -100,7 +100,8 @@ class Bwrap(Sandbox):
                 "network: none for cases; set-up (and agents) reach only their allowed hosts over HTTPS, "
                 "through the egress proxy",
                 f"uid: {RUN_UID}, no account of this machine, no capabilities (under root); the user itself "
-                f"in a user namespace (otherwise)")
+                f"in a user namespace (otherwise)",
+                "toolchains: the host's, read-only (those of /usr and of PATH; rustup's with RUSTUP_HOME set)")
     gaps = ("the system directories (/usr, /etc, /opt) and the toolchains are readable where every user may "
             "read them",
             "without a writable cgroup, the process count and a tree's total memory are not bounded")

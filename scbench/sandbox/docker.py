@@ -35,7 +35,7 @@ from scbench.sandbox.limits import MIB
 from scbench.sandbox.process import MARKER, BoundedReader, Process, feed, pipe_chunks
 from scbench.sandbox.spawner import SOCKET, receive_line, send_line
 
-IMAGE = os.environ.get("SCBENCH_DOCKER_IMAGE", "scbench-sandbox:5")
+IMAGE = os.environ.get("SCBENCH_DOCKER_IMAGE", "scbench-sandbox:6")
 """The image runs use; ``scbench sandbox build-image`` builds it. Its tag is the version of the
 recipe (:mod:`scbench.sandbox.image`): a changed recipe gets a new tag, so that machines build it."""
 
@@ -211,7 +211,7 @@ class SpawnedRun(Process):
 class Docker(Sandbox):
     """Runs commands in one container (see the module docstring). Runs write as :data:`RUN_UID`
     when scbench runs as root, as the host user otherwise; the image has the ``python`` and
-    ``node`` tracks' toolchains."""
+    ``node`` tracks' toolchains, and g++ and cargo for harness-owned steps that build generated code."""
 
     name = "docker"
     python = "python3"
@@ -223,7 +223,9 @@ class Docker(Sandbox):
                 "network: none for cases; set-up (and agents) reach only their allowed hosts over HTTPS, "
                 "through the egress proxy",
                 f"uid: {RUN_UID}, no account of this machine, no capabilities, no-new-privileges (under root); "
-                f"the host user (otherwise)")
+                f"the host user (otherwise)",
+                "toolchains: the image's: python3 (venv, pip), node 20 with npm, g++ 12 (C++17), cargo and rustc "
+                "1.63 (a crate without dependencies builds offline), the base system's programs and bzip2")
     gaps = ("runs of one sandbox share the container: its loopback, its /tmp and each other's files",)
 
     container = None

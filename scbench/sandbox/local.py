@@ -28,7 +28,8 @@ class Local(Sandbox):
                 "killed, the group and cgroup by a guard process)",
                 "files: a fresh working directory per case, HOME and TMPDIR inside it",
                 "network: the host's, for set-up and cases alike",
-                "uid: scbench's own user")
+                "uid: scbench's own user",
+                "toolchains: the host's")
     gaps = ("reads and writes anywhere the user can, the home directory included",
             "connects to the network and to the host's loopback",
             "without a writable cgroup, a descendant that clears its environment and leaves the session outlives "
