@@ -2,8 +2,8 @@
 # Sandboxes that contain solutions (scbench/sandbox/): bubblewrap, a Docker engine, and the docker
 # sandbox's image built without a registry (debootstrap + docker import). Idempotent: installs only
 # what is missing, starts dockerd only when no engine answers, builds the image only when absent.
-# Cost on a fresh machine: about 1 minute of apt, 3 to 5 minutes of image build (g++ and cargo in it: about
-# 0.5 minute of that, 700 MB of its 956 MB); nothing when done. The venv's install (about a minute) runs beside
+# Cost on a fresh machine: about 1 minute of apt, 1 to 2 minutes of image build (debootstrap took 61 s here on a
+# quiet machine; g++ and cargo are 700 MB of the image's 956 MB); nothing when done. The venv's install (about a minute) runs beside
 # apt and dockerd's start; apt waits for the lock other scripts hold.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,8 +19,7 @@ command -v dockerd >/dev/null || missing+=(docker.io)
 command -v debootstrap >/dev/null || missing+=(debootstrap)
 command -v strace >/dev/null || missing+=(strace)  # tests delay a syscall with it
 if [ ${#missing[@]} -gt 0 ]; then
-    flock /tmp/scbench-apt.lock sh -c 'apt-get update -q && DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -q --no-install-recommends "$@"' apt "${missing[@]}"
+    bash .ci/apt-install "${missing[@]}"
 fi
 
 if ! docker info >/dev/null 2>&1; then

@@ -9,6 +9,5 @@ missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
 if [ ${#missing[@]} -gt 0 ]; then
-    flock /tmp/scbench-apt.lock sh -c 'apt-get update -q && DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -q --no-install-recommends "$@"' apt "${missing[@]}"
+    bash "$(dirname "$0")/../apt-install" "${missing[@]}"
 fi
