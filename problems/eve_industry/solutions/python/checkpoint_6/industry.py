@@ -108,8 +108,12 @@ class Sde:
         return None
 
     def makers_of(self, product_id: int, activities) -> list[tuple[int, int, int]]:
-        """(blueprint, activity, quantity) rows producing a type by one of `activities`, in file order."""
-        return [(bp, act, qty) for bp, act, prod, qty in self.products if prod == product_id and act in activities]
+        """(blueprint, activity, quantity) rows of published blueprints producing a type by one of `activities`, in
+        file order."""
+        return [
+            (bp, act, qty) for bp, act, prod, qty in self.products
+            if prod == product_id and act in activities and bp in self.published
+        ]
 
     def buildable(self, type_id: int) -> bool:
         """True when some Manufacturing or Reactions job produces the type."""
