@@ -574,7 +574,7 @@ class Plan:
         buy_attempts(self, (source, activity, base), "None", relic, -(-runs // bp_runs))
         return 2, 4, 4
 
-    def rows(self, type_id: int) -> tuple[int, int, int]:
+    def amounts(self, type_id: int) -> tuple[int, int, int]:
         """(to_buy, start_amount, end_amount) of a type."""
         start, used = self.stock.get(type_id, 0), self.used.get(type_id, 0)
         if type_id in self.made:
@@ -587,7 +587,7 @@ class Plan:
         directory.mkdir(parents=True, exist_ok=True)
         materials = []
         for type_id in set(self.used) | set(self.made) | set(self.stock) | set(self.targets):
-            to_buy, start, end = self.rows(type_id)
+            to_buy, start, end = self.amounts(type_id)
             if to_buy or start != end:
                 volume = round_half_up(to_buy * Fraction(self.unit_volume(type_id)))
                 materials.append([self.sde.name(type_id), to_buy, volume, start, end])
