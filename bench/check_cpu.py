@@ -47,10 +47,10 @@ def measured(tree: Path, argv: list[str]) -> tuple[float, float]:
                               env={**os.environ, "SCBENCH_CACHE": cache},
                               preexec_fn=lambda: Path(procs).write_text(str(os.getpid())))
         wall = time.monotonic() - started
-    if done.returncode:
-        sys.exit(f"{tree}: scbench {' '.join(argv)} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
     used = cpu_seconds(group)
     group.rmdir()
+    if done.returncode:
+        sys.exit(f"{tree}: scbench {' '.join(argv)} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
     return used, wall
 
 
