@@ -582,8 +582,8 @@ def _scoped(name, pairs, columns):
     return None
 
 
-RULES = (_own_copy, _row_number, _copy, _constant, _string_op, _linear, _concat, _split, _prefix, _scoped,
-         _window, _counter, _toggle, _bands)
+RULES = (_own_copy, _row_number, _copy, _constant, _string_op, _linear, _concat, _split, _prefix, _window,
+         _counter, _toggle, _scoped, _bands)
 """How an output column can be made, in the spec's order of preference."""
 
 

@@ -95,6 +95,7 @@ const FOLDS = {
   mean: (values) => values.reduce((a, b) => a + b, 0) / values.length,
   max: (values) => Math.max(...values),
   min: (values) => Math.min(...values),
+  median: (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)],
 };
 
 function rowNumber(spec) {
@@ -149,9 +150,96 @@ function toggle(spec) {
 const STATEFUL = { row_number: rowNumber, running: aggregate, window: aggregate, count_if: counter,
   count_changes: counter, toggle };
 
+function opens(segment, previous, row) {
+  if (previous === null || segment === null) return previous === null;
+  if (segment.gap !== undefined) {
+    const now = toNumber(cell(row, segment.gap));
+    const before = toNumber(cell(previous, segment.gap));
+    return now !== null && before !== null && now - before > segment.above;
+  }
+  return segment.any.some((atom) => holds(atom, row));
+}
+
+// A scoped column over one pass: per partition its segment, per segment its cells (from `base` on); a row's
+// value is known once its window's last row has arrived, its segment has closed, or the file has ended.
+class Scoped {
+  constructor(spec) {
+    this.spec = spec;
+    this.scopes = new Map();
+    this.last = new Map();
+  }
+
+  // Places `row` in its scope; returns its ticket.
+  add(row) {
+    const spec = this.spec;
+    const part = JSON.stringify(spec.partition.map((column) => cell(row, column)));
+    let [previous, number] = this.last.get(part) || [null, 0];
+    if (opens(spec.segment, previous, row)) {
+      if (previous !== null) {
+        this.scopes.get(`${part}#${number}`).closed = true;
+        this.scopes.delete(`${part}#${number}`);
+      }
+      number += 1;
+    }
+    this.last.set(part, [row, number]);
+    const key = `${part}#${number}`;
+    if (!this.scopes.has(key)) this.scopes.set(key, { cells: [], base: 0, count: 0, closed: false });
+    const scope = this.scopes.get(key);
+    if (spec.source !== undefined) {
+      const value = cell(row, spec.source);
+      scope.cells.push(spec.numeric === false ? text(value) : toNumber(value));
+    }
+    scope.count += 1;
+    return { scope, position: scope.count - 1, number };
+  }
+
+  ready(ticket, ended) {
+    if (ended || ticket.scope.closed || this.spec.source === undefined) return true;
+    return this.spec.after !== undefined && ticket.scope.count > ticket.position + this.spec.after;
+  }
+
+  value(ticket) {
+    const { scope, position, number } = ticket;
+    const spec = this.spec;
+    if (spec.source === undefined) {
+      return { row_number: position + 1, distance: position, segment: number }[spec.function];
+    }
+    const cells = scope.cells;
+    const own = position - scope.base;
+    if (spec.function === "rank" || spec.function === "dense_rank") {
+      const better = cells.filter((c) => (spec.order === "desc" ? c > cells[own] : c < cells[own]));
+      return 1 + (spec.function === "dense_rank" ? new Set(better).size : better.length);
+    }
+    const start = spec.before === null ? 0 : Math.max(0, own - spec.before);
+    const result = whole(FOLDS[spec.function](cells.slice(start, own + spec.after + 1)));
+    if (spec.before !== null) {
+      cells.splice(0, start);
+      scope.base += start;
+    }
+    return result;
+  }
+}
+
+// One function per output column, each with its own state for one pass (a scoped column's `add` gives the
+// row's ticket, turned into the value once the row is ready).
 function makers() {
-  return PLAN.columns.map((spec) => [spec.name, STATEFUL[spec.kind] ? STATEFUL[spec.kind](spec)
-    : (row) => STATELESS[spec.kind](spec, row)]);
+  return PLAN.columns.map((spec) => {
+    if (spec.kind === "scoped") return [spec.name, new Scoped(spec)];
+    return [spec.name, STATEFUL[spec.kind] ? STATEFUL[spec.kind](spec) : (row) => STATELESS[spec.kind](spec, row)];
+  });
+}
+
+const made = (make, row) => (make instanceof Scoped ? make.add(row) : make(row));
+
+// The pending rows, first first, whose every scoped value is known, as output rows.
+function* ready(columns, pending, ended) {
+  while (pending.length && columns.every(([name, make]) => !(make instanceof Scoped)
+    || make.ready(pending[0][name], ended))) {
+    const held = pending.shift();
+    const out = {};
+    for (const [name, make] of columns) out[name] = make instanceof Scoped ? make.value(held[name]) : held[name];
+    yield out;
+  }
 }
 
 function* neighbors(rows) {
@@ -259,23 +347,27 @@ class DynamicPreprocessor {
     const columns = makers();
     let yielded = 0;
     let batch = [];
-    const flush = function* () {
+    const pending = [];
+    const flush = function* (ended) {
       for (const [previous, row, following] of batch) {
         if (!keep(previous, row, following)) continue;
-        const out = {};
-        for (const [name, make] of columns) out[name] = make(row);
+        const held = {};
+        for (const [name, make] of columns) held[name] = made(make, row);
+        pending.push(held);
+      }
+      batch = [];
+      for (const out of ready(columns, pending, ended)) {
         yielded += 1;
         if (yielded <= skip) continue;
         progress.save(yielded);
         yield out;
       }
-      batch = [];
     };
     for (const triple of neighbors(rows(file))) {
       batch.push(triple);
-      if (batch.length >= this.buffer) yield* flush();
+      if (batch.length >= this.buffer) yield* flush(false);
     }
-    yield* flush();
+    yield* flush(true);
     progress.save(yielded, true);
   }
 }

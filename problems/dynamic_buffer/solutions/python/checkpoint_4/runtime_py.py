@@ -102,7 +102,8 @@ def _whole(value):
     return int(round(value)) if abs(value - round(value)) < 1e-9 else value
 
 
-FOLDS = {"sum": sum, "mean": lambda values: sum(values) / len(values), "max": max, "min": min}
+FOLDS = {"sum": sum, "mean": lambda values: sum(values) / len(values), "max": max, "min": min,
+         "median": lambda values: sorted(values)[(len(values) - 1) // 2]}
 
 
 def _row_number(spec):
@@ -176,13 +177,6 @@ def _opens(segment, previous, row):
     return any(_holds(atom, row) for atom in segment["any"])
 
 
-def _median(values):
-    return sorted(values)[(len(values) - 1) // 2]
-
-
-SCOPED_FOLDS = {"sum": sum, "mean": lambda values: sum(values) / len(values), "median": _median, "max": max, "min": min}
-
-
 class _Scope:
     """The cells one scoped column has seen in one segment of one partition (from ``base`` on)."""
 
@@ -231,7 +225,7 @@ class _Scoped:
             better = [cell for cell in cells if (cell > cells[own] if spec["order"] == "desc" else cell < cells[own])]
             return 1 + len(set(better) if function == "dense_rank" else better)
         start = 0 if spec["before"] is None else max(0, own - spec["before"])
-        result = _whole(SCOPED_FOLDS[function](cells[start:own + spec["after"] + 1]))
+        result = _whole(FOLDS[function](cells[start:own + spec["after"] + 1]))
         if spec["before"] is not None:
             del cells[:start]
             scope.base += start
