@@ -503,6 +503,133 @@ struct Column {
     }
 };
 
+// The cells a scoped column has seen in one segment of one partition (from `base` on).
+struct Scope {
+    std::vector<double> numbers;
+    std::vector<std::string> texts;
+    long long base = 0, count = 0;
+    bool closed = false;
+};
+
+struct Ticket {
+    std::shared_ptr<Scope> scope;
+    long long position = 0, number = 0;
+};
+
+Value folded(const std::string& function, std::vector<double> values) {
+    double total = 0;
+    for (double v : values) total += v;
+    std::sort(values.begin(), values.end());
+    if (function == "sum") return whole(total);
+    if (function == "mean") return whole(total / static_cast<double>(values.size()));
+    if (function == "median") return whole(values[(values.size() - 1) / 2]);
+    return whole(function == "max" ? values.back() : values.front());
+}
+
+template <typename T>
+long long rank_of(const std::vector<T>& cells, std::size_t own, bool descending, bool dense) {
+    std::vector<T> better;
+    for (const T& c : cells) {
+        if (descending ? c > cells[own] : c < cells[own]) better.push_back(c);
+    }
+    if (dense) {
+        std::sort(better.begin(), better.end());
+        better.erase(std::unique(better.begin(), better.end()), better.end());
+    }
+    return 1 + static_cast<long long>(better.size());
+}
+
+// A scoped column over one pass: per partition its segment, per segment its cells; a row's value is known
+// once its window's last row has arrived, its segment has closed, or the file has ended.
+struct Scoped {
+    std::string function, source, order, gap;
+    std::vector<std::string> partition;
+    std::vector<Atom> flags;
+    bool segmented = false, numeric = true, has_source = false, has_after = false, bounded = false;
+    long long before = 0, after = 0;
+    double above = 0;
+    std::map<std::string, std::pair<std::optional<Row>, long long>> last;
+    std::map<std::string, std::shared_ptr<Scope>> scopes;
+
+    explicit Scoped(const Json& json)
+        : function(json["function"].text), source(json["source"].text), order(json["order"].text),
+          has_source(json.has("source")), has_after(json.has("after")), bounded(json["before"].kind == Json::Number),
+          before(json["before"].whole), after(json["after"].whole) {
+        for (const Json& item : json["partition"].items) partition.push_back(item.text);
+        const Json& segment = json["segment"];
+        segmented = segment.kind == Json::Object;
+        gap = segment["gap"].text;
+        above = segment["above"].number;
+        for (const Json& atom : segment["any"].items) flags.push_back(atom_of(atom));
+        if (json.has("numeric")) numeric = json["numeric"].flag;
+    }
+
+    bool opens(const std::optional<Row>& previous, const Row& row) const {
+        if (!previous || !segmented) return !previous;
+        if (!gap.empty()) {
+            auto now = number_of(cell(row, gap)), then = number_of(cell(*previous, gap));
+            return now && then && *now - *then > above;
+        }
+        for (const Atom& atom : flags) {
+            if (holds(atom, row)) return true;
+        }
+        return false;
+    }
+
+    Ticket add(const Row& row) {
+        std::string part;
+        for (const std::string& column : partition) {
+            Value v = cell(row, column);
+            part += std::to_string(static_cast<int>(v.type)) + text_of(v) + '\x1f';
+        }
+        auto& [previous, number] = last[part];
+        if (opens(previous, row)) {
+            if (previous) {
+                scopes[part + "#" + std::to_string(number)]->closed = true;
+                scopes.erase(part + "#" + std::to_string(number));
+            }
+            ++number;
+        }
+        previous = row;
+        auto& scope = scopes[part + "#" + std::to_string(number)];
+        if (!scope) scope = std::make_shared<Scope>();
+        if (has_source) {
+            Value v = cell(row, source);
+            if (numeric) scope->numbers.push_back(number_of(v).value_or(0.0));
+            else scope->texts.push_back(text_of(v));
+        }
+        ++scope->count;
+        return Ticket{scope, scope->count - 1, number};
+    }
+
+    bool ready(const Ticket& ticket, bool ended) const {
+        if (ended || ticket.scope->closed || !has_source) return true;
+        return has_after && ticket.scope->count > ticket.position + after;
+    }
+
+    Value value(const Ticket& ticket) const {
+        if (function == "row_number") return make_int(ticket.position + 1);
+        if (function == "distance") return make_int(ticket.position);
+        if (function == "segment") return make_int(ticket.number);
+        Scope& scope = *ticket.scope;
+        std::size_t own = static_cast<std::size_t>(ticket.position - scope.base);
+        if (function == "rank" || function == "dense_rank") {
+            bool dense = function == "dense_rank", descending = order == "desc";
+            return make_int(numeric ? rank_of(scope.numbers, own, descending, dense)
+                                    : rank_of(scope.texts, own, descending, dense));
+        }
+        std::size_t start = bounded && static_cast<long long>(own) > before ? own - static_cast<std::size_t>(before) : 0;
+        std::size_t end = std::min(scope.numbers.size(), own + static_cast<std::size_t>(after) + 1);
+        Value result = folded(function, std::vector<double>(scope.numbers.begin() + static_cast<long>(start),
+                                                            scope.numbers.begin() + static_cast<long>(end)));
+        if (bounded) {
+            scope.numbers.erase(scope.numbers.begin(), scope.numbers.begin() + static_cast<long>(start));
+            scope.base += static_cast<long long>(start);
+        }
+        return result;
+    }
+};
+
 std::vector<std::string> csv_cells(const std::string& line, char delimiter) {
     std::vector<std::string> cells(1);
     bool quoted = false;
@@ -601,6 +728,8 @@ void make_dirs(const std::string& dir) {
 struct Pass {
     Filter filter;
     std::vector<Column> columns;
+    std::vector<std::optional<Scoped>> scoped;  // per column: its scope state when it is a scoped value
+    std::deque<std::pair<Row, std::vector<Ticket>>> pending;
     Reader reader;
     std::optional<Row> previous, current, following;
     std::string progress;
@@ -609,7 +738,10 @@ struct Pass {
 
     Pass(const Json& plan, const std::string& path, const std::optional<std::string>& cache_dir)
         : filter(plan["filter"]), reader(path, plan["format"].text) {
-        for (const Json& column : plan["columns"].items) columns.emplace_back(column);
+        for (const Json& column : plan["columns"].items) {
+            columns.emplace_back(column);
+            scoped.push_back(column["kind"].text == "scoped" ? std::optional<Scoped>(Scoped(column)) : std::nullopt);
+        }
         current = reader.read();
         if (current) following = reader.read();
         if (cache_dir) {
@@ -630,21 +762,46 @@ struct Pass {
         std::rename((progress + ".tmp").c_str(), progress.c_str());
     }
 
-    bool step(Row& out) {
-        while (current) {
-            bool kept = filter.keeps(previous ? &*previous : nullptr, *current,
-                                     following ? &*following : nullptr);
+    // Reads the next input row and, when the filter keeps it, holds its output row.
+    void advance() {
+        if (filter.keeps(previous ? &*previous : nullptr, *current, following ? &*following : nullptr)) {
             Row made;
-            if (kept) {
-                for (Column& column : columns) made[column.name] = column.make(*current);
+            std::vector<Ticket> tickets(columns.size());
+            for (std::size_t i = 0; i < columns.size(); ++i) {
+                if (scoped[i]) tickets[i] = scoped[i]->add(*current);
+                else made[columns[i].name] = columns[i].make(*current);
             }
-            previous = std::move(current);
-            current = std::move(following);
-            following = current ? reader.read() : std::nullopt;
-            if (!kept || ++yielded <= skip) continue;
-            save(false);
-            out = std::move(made);
-            return true;
+            pending.emplace_back(std::move(made), std::move(tickets));
+        }
+        previous = std::move(current);
+        current = std::move(following);
+        following = current ? reader.read() : std::nullopt;
+    }
+
+    bool head_ready() const {
+        if (pending.empty()) return false;
+        for (std::size_t i = 0; i < columns.size(); ++i) {
+            if (scoped[i] && !scoped[i]->ready(pending.front().second[i], !current)) return false;
+        }
+        return true;
+    }
+
+    bool step(Row& out) {
+        for (;;) {
+            if (head_ready()) {
+                auto& [made, tickets] = pending.front();
+                for (std::size_t i = 0; i < columns.size(); ++i) {
+                    if (scoped[i]) made[columns[i].name] = scoped[i]->value(tickets[i]);
+                }
+                Row row = std::move(made);
+                pending.pop_front();
+                if (++yielded <= skip) continue;
+                save(false);
+                out = std::move(row);
+                return true;
+            }
+            if (!current) break;
+            advance();
         }
         if (!finished) save(true);
         finished = true;

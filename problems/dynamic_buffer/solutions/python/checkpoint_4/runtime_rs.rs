@@ -149,7 +149,9 @@ fn parse_json(text: &str) -> Json {
 
 pub mod api {
     use super::*;
-    use std::collections::VecDeque;
+    use std::cell::RefCell;
+    use std::collections::{HashMap, VecDeque};
+    use std::rc::Rc;
     use std::fs::File;
     use std::io::{BufRead, BufReader, Read, Write};
     use std::path::{Path, PathBuf};
@@ -264,6 +266,11 @@ pub mod api {
     }
 
     impl Atom {
+        fn new(atom: &Json) -> Atom {
+            Atom { column: atom.get("column").text, op: atom.get("op").text, value: to_value(&atom.get("value")),
+                   bound: atom.get("value").number }
+        }
+
         fn holds(&self, row: &Row) -> bool {
             let v = cell(row, &self.column);
             if self.op == "==" || self.op == "!=" {
@@ -301,8 +308,7 @@ pub mod api {
             }
             filter.mode = if json.has("all") { "all".into() } else { "any".into() };
             for atom in json.get(&filter.mode).items.iter() {
-                filter.atoms.push(Atom { column: atom.get("column").text, op: atom.get("op").text,
-                                         value: to_value(&atom.get("value")), bound: atom.get("value").number });
+                filter.atoms.push(Atom::new(atom));
             }
             filter
         }
@@ -483,6 +489,157 @@ pub mod api {
         }
     }
 
+    /// The cells a scoped column has seen in one segment of one partition (from `base` on).
+    #[derive(Default)]
+    struct Scope {
+        numbers: Vec<f64>,
+        texts: Vec<String>,
+        base: usize,
+        count: usize,
+        closed: bool,
+    }
+
+    #[derive(Clone)]
+    struct Ticket {
+        scope: Rc<RefCell<Scope>>,
+        position: usize,
+        number: i64,
+    }
+
+    fn folded(function: &str, values: &[f64]) -> Value {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+        let total: f64 = values.iter().sum();
+        match function {
+            "sum" => whole(total),
+            "mean" => whole(total / values.len() as f64),
+            "median" => whole(sorted[(sorted.len() - 1) / 2]),
+            "max" => whole(sorted[sorted.len() - 1]),
+            _ => whole(sorted[0]),
+        }
+    }
+
+    fn rank_of<T: PartialOrd + Clone>(cells: &[T], own: usize, descending: bool, dense: bool) -> i64 {
+        let mut better: Vec<T> = cells.iter().filter(|c| if descending { **c > cells[own] } else { **c < cells[own] })
+            .cloned().collect();
+        if dense {
+            better.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+            better.dedup_by(|a, b| a == b);
+        }
+        1 + better.len() as i64
+    }
+
+    /// A scoped column over one pass: per partition its segment, per segment its cells; a row's value is
+    /// known once its window's last row has arrived, its segment has closed, or the file has ended.
+    struct Scoped {
+        spec: Json,
+        partition: Vec<String>,
+        flags: Vec<Atom>,
+        last: HashMap<String, (Row, i64)>,
+        scopes: HashMap<String, Rc<RefCell<Scope>>>,
+    }
+
+    impl Scoped {
+        fn new(spec: &Json) -> Scoped {
+            Scoped {
+                partition: spec.get("partition").items.iter().map(|item| item.text.clone()).collect(),
+                flags: spec.get("segment").get("any").items.iter().map(Atom::new).collect(),
+                spec: spec.clone(),
+                last: HashMap::new(),
+                scopes: HashMap::new(),
+            }
+        }
+
+        fn opens(&self, previous: Option<&Row>, row: &Row) -> bool {
+            let segment = self.spec.get("segment");
+            let previous = match previous {
+                Some(p) if segment.kind == 5 => p,
+                other => return other.is_none(),
+            };
+            if segment.has("gap") {
+                let column = segment.get("gap").text;
+                return match (number_of(&cell(row, &column)), number_of(&cell(previous, &column))) {
+                    (Some(now), Some(then)) => now - then > segment.get("above").number,
+                    _ => false,
+                };
+            }
+            self.flags.iter().any(|atom| atom.holds(row))
+        }
+
+        /// Places `row` in its scope; returns its ticket.
+        fn add(&mut self, row: &Row) -> Ticket {
+            let mut part = String::new();
+            for column in &self.partition {
+                part.push_str(&format!("{:?}\u{1f}", cell(row, column)));
+            }
+            let (previous, mut number) = match self.last.get(&part) {
+                Some((r, n)) => (Some(r.clone()), *n),
+                None => (None, 0),
+            };
+            if self.opens(previous.as_ref(), row) {
+                if previous.is_some() {
+                    if let Some(old) = self.scopes.remove(&format!("{}#{}", part, number)) {
+                        old.borrow_mut().closed = true;
+                    }
+                }
+                number += 1;
+            }
+            self.last.insert(part.clone(), (row.clone(), number));
+            let scope = self.scopes.entry(format!("{}#{}", part, number)).or_insert_with(Default::default).clone();
+            {
+                let mut own = scope.borrow_mut();
+                if self.spec.has("source") {
+                    let v = cell(row, &self.spec.get("source").text);
+                    if self.spec.get("numeric").kind == 1 && !self.spec.get("numeric").flag {
+                        own.texts.push(text_of(&v));
+                    } else {
+                        own.numbers.push(number_of(&v).unwrap_or(0.0));
+                    }
+                }
+                own.count += 1;
+            }
+            let position = scope.borrow().count - 1;
+            Ticket { scope, position, number }
+        }
+
+        fn ready(&self, ticket: &Ticket, ended: bool) -> bool {
+            let scope = ticket.scope.borrow();
+            if ended || scope.closed || !self.spec.has("source") {
+                return true;
+            }
+            self.spec.has("after") && scope.count > ticket.position + self.spec.get("after").whole as usize
+        }
+
+        fn value(&self, ticket: &Ticket) -> Value {
+            let function = self.spec.get("function").text;
+            match function.as_str() {
+                "row_number" => return Value::Int(ticket.position as i64 + 1),
+                "distance" => return Value::Int(ticket.position as i64),
+                "segment" => return Value::Int(ticket.number),
+                _ => {}
+            }
+            let mut scope = ticket.scope.borrow_mut();
+            let own = ticket.position - scope.base;
+            if function == "rank" || function == "dense_rank" {
+                let (descending, dense) = (self.spec.get("order").text == "desc", function == "dense_rank");
+                return Value::Int(if scope.texts.is_empty() {
+                    rank_of(&scope.numbers, own, descending, dense)
+                } else {
+                    rank_of(&scope.texts, own, descending, dense)
+                });
+            }
+            let before = self.spec.get("before");
+            let start = if before.kind == 2 { own.saturating_sub(before.whole as usize) } else { 0 };
+            let end = scope.numbers.len().min(own + self.spec.get("after").whole as usize + 1);
+            let result = folded(&function, &scope.numbers[start..end]);
+            if before.kind == 2 {
+                scope.numbers.drain(..start);
+                scope.base += start;
+            }
+            result
+        }
+    }
+
     fn csv_cells(line: &str, delimiter: char) -> Vec<String> {
         let mut cells = vec![String::new()];
         let mut quoted = false;
@@ -578,6 +735,8 @@ pub mod api {
     struct Pass {
         filter: Filter,
         columns: Vec<Column>,
+        scoped: Vec<Option<Scoped>>,
+        pending: VecDeque<(Row, Vec<Option<Ticket>>)>,
         reader: Reader,
         previous: Option<Row>,
         current: Option<Row>,
@@ -599,29 +758,60 @@ pub mod api {
             }
         }
 
-        fn step(&mut self) -> Option<Row> {
-            while let Some(current) = self.current.take() {
-                let kept = self.filter.keeps(self.previous.as_ref(), &current, self.following.as_ref());
+        /// Reads the next input row and, when the filter keeps it, holds its output row.
+        fn advance(&mut self, current: Row) {
+            if self.filter.keeps(self.previous.as_ref(), &current, self.following.as_ref()) {
                 let mut made = Row::new();
-                if kept {
-                    for column in self.columns.iter_mut() {
-                        made.insert(column.name.clone(), column.make(&current));
+                let mut tickets = Vec::new();
+                for (column, scoped) in self.columns.iter_mut().zip(self.scoped.iter_mut()) {
+                    match scoped {
+                        Some(s) => tickets.push(Some(s.add(&current))),
+                        None => {
+                            made.insert(column.name.clone(), column.make(&current));
+                            tickets.push(None);
+                        }
                     }
                 }
-                self.previous = Some(current);
-                self.current = self.following.take();
-                if self.current.is_some() {
-                    self.following = self.reader.read();
+                self.pending.push_back((made, tickets));
+            }
+            self.previous = Some(current);
+            self.current = self.following.take();
+            if self.current.is_some() {
+                self.following = self.reader.read();
+            }
+        }
+
+        fn head_ready(&self) -> bool {
+            let ended = self.current.is_none();
+            match self.pending.front() {
+                Some((_, tickets)) => self.scoped.iter().zip(tickets.iter()).all(|pair| match pair {
+                    (Some(s), Some(t)) => s.ready(t, ended),
+                    _ => true,
+                }),
+                None => false,
+            }
+        }
+
+        fn step(&mut self) -> Option<Row> {
+            loop {
+                if self.head_ready() {
+                    let (mut made, tickets) = self.pending.pop_front().unwrap_or_default();
+                    for ((column, scoped), ticket) in self.columns.iter().zip(self.scoped.iter()).zip(tickets.iter()) {
+                        if let (Some(s), Some(t)) = (scoped, ticket) {
+                            made.insert(column.name.clone(), s.value(t));
+                        }
+                    }
+                    self.yielded += 1;
+                    if self.yielded <= self.skip {
+                        continue;
+                    }
+                    self.save(false);
+                    return Some(made);
                 }
-                if !kept {
-                    continue;
+                match self.current.take() {
+                    Some(current) => self.advance(current),
+                    None => break,
                 }
-                self.yielded += 1;
-                if self.yielded <= self.skip {
-                    continue;
-                }
-                self.save(false);
-                return Some(made);
             }
             if !self.finished {
                 self.save(true);
@@ -650,6 +840,9 @@ pub mod api {
             let mut pass = Pass {
                 filter: Filter::new(&plan.get("filter")),
                 columns: plan.get("columns").items.into_iter().map(Column::new).collect(),
+                scoped: plan.get("columns").items.iter()
+                    .map(|c| if c.get("kind").text == "scoped" { Some(Scoped::new(c)) } else { None }).collect(),
+                pending: VecDeque::new(),
                 reader,
                 previous: None,
                 current,
