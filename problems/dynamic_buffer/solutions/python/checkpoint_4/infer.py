@@ -527,17 +527,21 @@ def _gap_segments(rows: list[dict], partition: list[str], columns: list[str]) ->
     return found
 
 
+def _flag_atoms(rows: list[dict], columns: list[str]) -> list[dict]:
+    """``column == value`` for each value found on two sample rows or more (columns in order, values first
+    seen first)."""
+    return [atom for column in columns for value in _distinct([row.get(column) for row in rows])
+            if sum(holds(atom := _atom(column, "==", value), row) for row in rows) >= 2]
+
+
 def _flag_segments(rows: list[dict], partition: list[str], columns: list[str]) -> list[dict]:
-    """Segments opened by ``column == value`` (a value of two rows or more), then by either of two such
-    comparisons, each true on the first row of every partition and on some other row."""
-    atoms = [_atom(column, "==", value) for column in columns for value in _distinct([row.get(column) for row in rows])
-             if sum(holds(_atom(column, "==", value), row) for row in rows) >= 2]
-    firsts = {}
-    for row in rows:
-        firsts.setdefault(scope_key(row, partition), row)
+    """Segments opened by one flag, then by either of two, each true on the first row of every partition
+    and on some other row."""
+    atoms = _flag_atoms(rows, columns)
+    firsts = list({scope_key(row, partition): row for row in reversed(rows)}.values())
     candidates = [{"any": [atom]} for atom in atoms] + [{"any": list(pair)} for pair in combinations(atoms, 2)]
     return [segment for segment in candidates
-            if all(opens(segment, {}, row) for row in firsts.values())
+            if all(opens(segment, {}, row) for row in firsts)
             and sum(opens(segment, {}, row) for row in rows) > len(firsts)]
 
 
@@ -565,15 +569,19 @@ def _aggregates(rows, sources, partition, segment):
             for before, after in frames for source in numeric for function in SCOPED_AGGREGATES]
 
 
-def _scoped(name, pairs, columns):
-    outs, rows = [out for _, out in pairs], [row for row, _ in pairs]
-    sources = [source for source in _sources(name, columns) if _orderable(rows, source) is not None]
+def _stages(rows: list[dict], columns: list[str]) -> tuple:
+    """The spec's four stages: (candidates of a scope, the scopes (partition, segment rule) in order)."""
     unsegmented = [(partition, None) for partition in _partitions(columns)]
     segmented = [(partition, segment) for finder in (_gap_segments, _flag_segments)
                  for partition in _partitions(columns) for segment in finder(rows, partition, columns)]
-    stages = ((_positional, unsegmented + segmented), (_ranks, unsegmented + segmented), (_aggregates, segmented),
-              (_aggregates, unsegmented))
-    for make, scoped in stages:
+    return ((_positional, unsegmented + segmented), (_ranks, unsegmented + segmented), (_aggregates, segmented),
+            (_aggregates, unsegmented))
+
+
+def _scoped(name, pairs, columns):
+    outs, rows = [out for _, out in pairs], [row for row, _ in pairs]
+    sources = [source for source in _sources(name, columns) if _orderable(rows, source) is not None]
+    for make, scoped in _stages(rows, columns):
         for partition, segment in scoped:
             for found in make(rows, sources, partition, segment):
                 rule = {"kind": "scoped", "partition": partition, "segment": segment, **found}
