@@ -243,8 +243,8 @@ function linearRule(name, pairs, columns) {
     if (ins === null || new Set(ins).size < 2) continue;
     const first = ins.indexOf(Math.min(...ins));
     const second = ins.indexOf(Math.max(...ins));
-    const a = round9((outs[second] - outs[first]) / (ins[second] - ins[first]));
-    const b = round9(outs[first] - a * ins[first]);
+    const a = (outs[second] - outs[first]) / (ins[second] - ins[first]);
+    const b = outs[first] - a * ins[first];
     if (ins.every((x, i) => close(a * x + b, outs[i]))) return { kind: "linear", source, a, b };
   }
   return null;

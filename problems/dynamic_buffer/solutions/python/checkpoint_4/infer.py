@@ -252,7 +252,6 @@ def _linear(name, pairs, columns):
         second = ins.index(max(ins))
         a = (outs[second] - outs[first]) / (ins[second] - ins[first])
         b = outs[first] - a * ins[first]
-        a, b = round(a, 9), round(b, 9)
         if all(_close(a * x + b, y) for x, y in zip(ins, outs, strict=True)):
             return {"kind": "linear", "source": source, "a": a, "b": b}
     return None
@@ -398,15 +397,6 @@ def _toggle(name, pairs, columns):
                 if toggled(rule, rows) == outs:
                     return rule
     return None
-
-
-def banded(rule: dict, value) -> object:
-    """The label of ``value`` by the bands of ``rule``: the last band whose bound it exceeds, else the first."""
-    number, label = as_number(value), rule["labels"][0]
-    for bound, band_label in zip(rule["bounds"], rule["labels"][1:], strict=True):
-        if number is not None and number > bound:
-            label = band_label
-    return label
 
 
 def _bands(name, pairs, columns):
